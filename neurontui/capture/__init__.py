@@ -1,0 +1,1 @@
+"""Headless RMSNorm captures: implementations, backends, a child-process worker and its launcher."""
