@@ -36,7 +36,7 @@ class Backend(Protocol):
     """What the profiling loop needs from a device, so one loop serves Neuron, CUDA and CPU."""
 
     name: str
-    device: torch.device
+    device: torch.device | str
     activities: list[ProfilerActivity]
 
     def device_name(self) -> str: ...
@@ -124,7 +124,7 @@ class NeuronBackend:
 
     def __init__(self, torch_neuronx: ModuleType, device: torch.device | str = "neuron") -> None:
         self.torch_neuronx = torch_neuronx
-        self.device = torch.device(device)
+        self.device = device  # a string: "neuron" names a device only once TorchNeuron has registered it
 
     def device_name(self) -> str:
         neuron = torch.neuron  # type: ignore[attr-defined]

@@ -15,10 +15,13 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from neurontui.capture.atomic import write_json_atomic
 from neurontui.capture.spec import CaptureSpec
+
+if TYPE_CHECKING:
+    from neurontui.capture.backends import Backend
 
 RESULT_FILE = "worker-result.json"
 FIRST_CALLS = 3
@@ -48,14 +51,13 @@ class PartialResult:
         write_json_atomic(self.path, self.data)
 
 
-def capture(impl_spec: str, backend_name: str, spec: CaptureSpec, run_dir: Path, channel: Channel) -> None:
+def capture(impl_spec: str, backend: Backend, spec: CaptureSpec, run_dir: Path, channel: Channel) -> None:
     """Build, check and profile one implementation, recording results as they arrive."""
     import torch
 
-    from neurontui.capture import backends, correctness, implementations, profiling
+    from neurontui.capture import correctness, implementations, profiling
 
     result = PartialResult(run_dir)
-    backend = backends.select(backend_name)
     result.update(backend=backend.name, device=backend.device_name(), versions=backend.versions(), pid=os.getpid())
     impl = implementations.resolve(impl_spec, backend)
     if not impl.available:
@@ -106,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     channel = Channel()
     channel.emit("starting", message=f"pid {os.getpid()}")
     try:
-        capture(args.impl, args.backend, CaptureSpec.from_json(args.spec), args.run_dir, channel)
+        from neurontui.capture.backends import select
+
+        capture(args.impl, select(args.backend), CaptureSpec.from_json(args.spec), args.run_dir, channel)
     except Exception as exc:
         traceback.print_exc()
         channel.emit("error", message=f"{type(exc).__name__}: {exc}".splitlines()[0])
