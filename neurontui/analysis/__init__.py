@@ -1,0 +1,1 @@
+"""Analyses over a model.Trace: gaps, op tables, comparisons. Imports model/ only."""
