@@ -1,0 +1,99 @@
+"""Finding and reading the tables of a Neuron Explorer Parquet export, with one-sentence errors."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from neurontui.model.errors import TraceError
+
+SYSTEM_EVENTS = "SystemProfileEvents"
+INSTRUCTION = "Instruction"
+DMA_PACKET = "DmaPacket"
+SUMMARY = "Summary"
+EXECUTION_INFO = "ExecutionInfo"
+SYSTEM_METADATA = "SystemProfileMetadata"
+TABLES = (SYSTEM_EVENTS, INSTRUCTION, DMA_PACKET, SUMMARY, EXECUTION_INFO, SYSTEM_METADATA)
+
+_PART = re.compile(r"^(?P<table>[A-Za-z]+)(?:_(?P<part>\d+))?\.parquet$")
+
+# Columns that must be integer nanoseconds when present.
+TIME_COLUMNS = ("start_ts", "end_ts", "duration_ns")
+
+
+def table_files(directory: str | os.PathLike[str]) -> dict[str, list[Path]]:
+    """Parquet files of an export by table name, split parts (`<Table>_0`, `_1`, …) in part order."""
+    found: dict[str, list[tuple[int, Path]]] = {}
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return {}
+    for entry in entries:
+        m = _PART.match(entry.name)
+        if m and entry.is_file():
+            found.setdefault(m["table"], []).append((int(m["part"] or -1), Path(entry.path)))
+    return {name: [p for _, p in sorted(parts)] for name, parts in found.items()}
+
+
+def is_explorer_export(directory: str | os.PathLike[str]) -> bool:
+    """A directory holding at least the system trace or the instruction table of an export."""
+    files = table_files(directory)
+    return SYSTEM_EVENTS in files or INSTRUCTION in files
+
+
+def read_tables(directory: str | os.PathLike[str]) -> dict[str, pa.Table]:
+    """Every known table of the export, split parts concatenated; TraceError for unreadable ones."""
+    files = table_files(directory)
+    if SYSTEM_EVENTS not in files:
+        raise TraceError(directory, f"is not a Neuron Explorer export (no {SYSTEM_EVENTS}.parquet in it)")
+    tables: dict[str, pa.Table] = {}
+    for name in TABLES:
+        if name in files:
+            tables[name] = _read_parts(name, files[name])
+    for name in (SYSTEM_EVENTS, INSTRUCTION, DMA_PACKET):
+        if name in tables:
+            check_times(tables[name], name, directory)
+    return tables
+
+
+def _read_parts(name: str, paths: list[Path]) -> pa.Table:
+    parts = []
+    for path in paths:
+        try:
+            parts.append(pq.read_table(path))
+        except (pa.ArrowException, OSError) as exc:
+            problem = "is empty (0 bytes)" if _size(path) == 0 else f"is not a readable Parquet file ({_first_line(exc)})"
+            raise TraceError(path, problem) from None
+    if len(parts) == 1:
+        return parts[0]
+    try:
+        return pa.concat_tables(parts, promote_options="permissive")
+    except pa.ArrowException as exc:
+        raise TraceError(paths[0].parent, f"has {name} parts with incompatible columns ({_first_line(exc)})") from None
+
+
+def check_times(table: pa.Table, name: str, where: object) -> None:
+    """Timestamps must be integers (ns); a string or float column means the file is not an export."""
+    for col in TIME_COLUMNS:
+        if col in table.column_names:
+            kind = table.schema.field(col).type
+            if not (pa.types.is_integer(kind) or pa.types.is_timestamp(kind) or pa.types.is_null(kind)):
+                raise TraceError(where, f"{name} column {col!r} has type {kind}, expected int64 nanoseconds")
+    if "start_ts" not in table.column_names:
+        raise TraceError(where, f"{name} has no 'start_ts' column")
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:120]
