@@ -37,6 +37,8 @@ from neurontui.model.trace import BUSY, Trace
 _TABLE_SHIFT = 40
 _ROW_MASK = (1 << _TABLE_SHIFT) - 1
 _SOURCE_LANES = {"neuron_rt": Lane.RUNTIME, "neuron_hw": Lane.HARDWARE}
+# Engines in the order Neuron Explorer stacks them; unknown ones follow alphabetically.
+_ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")
 
 
 def load_explorer_export(path: str | os.PathLike[str]) -> Trace:
@@ -62,8 +64,13 @@ def add_explorer_tables(
     tables: dict[str, pa.Table],
     router: ArgsRouter,
     lanes: Iterable[Lane] = LANES,
+    stand_ins: pd.DataFrame | None = None,
 ) -> AddedCounts:
-    """Add an export's events (only the given lanes) to a builder, so it can be joined with a Kineto trace."""
+    """Add an export's events (only the given lanes) to a builder, so it can be joined with a Kineto trace.
+
+    `stand_ins` (columns name, start, pos: builder input positions) lets flows that start at
+    skipped framework/device events link from the same events (same name and start) already added.
+    """
     keep_lanes = set(lanes)
     handles = _Handles(router)
     system = tables[SYSTEM_EVENTS]
@@ -71,7 +78,7 @@ def add_explorer_tables(
     system_lane = _system_lanes(system)
     kept = np.flatnonzero(np.isin(system_lane, [int(lane) for lane in keep_lanes]))
     first = _add_system(builder, system, system_start, system_end, system_lane, kept, handles.add(system))
-    _add_flow_links(builder, system, system_lane, kept, first)
+    _add_flow_links(builder, system, system_start, system_lane, kept, first, stand_ins)
 
     hardware = Lane.HARDWARE in keep_lanes
     n_instr = n_dma = 0
@@ -201,7 +208,7 @@ def _system_track(builder: TraceBuilder, lane: Lane, pid, tid, stream, nc, pcore
             return builder.track(lane, f"runtime:{pid}:{tid}", f"thread {tid}", group, sort=(2, _num(pid), _num(tid)))
         return builder.track(lane, f"runtime:nc:{nc}", f"NC{nc}", "logical NeuronCores", sort=(1, _num(nc), 0))
     if lane == Lane.HARDWARE:
-        return builder.track(lane, f"hardware:core:{pcore}", f"NC{pcore} exec", f"NeuronCore {pcore}", sort=(1, _num(pcore), 0, ""))
+        return builder.track(lane, f"hardware:core:{pcore}", f"NC{pcore} exec", f"NeuronCore {pcore}", sort=(1, _num(pcore), 0, 0, ""))
     return builder.track(lane, f"other:{source}", str(source), "", sort=(1, 0, 0))
 
 
@@ -212,7 +219,7 @@ def _num(value: Any) -> float:
         return float("inf")
 
 
-def _add_flow_links(builder: TraceBuilder, system: pa.Table, lane: np.ndarray, kept: np.ndarray, first: int) -> None:
+def _add_flow_links(builder, system, start, lane, kept, first, stand_ins) -> None:
     """Events sharing a flow id are linked from each lane present in the flow to the next one down."""
     if "flow_id" not in system.column_names or not len(kept):
         return
@@ -226,6 +233,8 @@ def _add_flow_links(builder: TraceBuilder, system: pa.Table, lane: np.ndarray, k
         return
     position = np.full(len(lane), -1, dtype=np.int64)
     position[kept] = first + np.arange(len(kept), dtype=np.int64)
+    if stand_ins is not None and len(stand_ins):
+        _fill_stand_ins(system, start, lane, position, stand_ins)
     members = pd.DataFrame(
         {"flow": pd.factorize(np.asarray(flat.to_numpy(zero_copy_only=False), dtype=object))[0],
          "level": lane[parent].astype(np.int64), "pos": position[parent]}
@@ -238,6 +247,18 @@ def _add_flow_links(builder: TraceBuilder, system: pa.Table, lane: np.ndarray, k
     down = members.rename(columns={"level": "next", "pos": "dst"})
     pairs = up.merge(down, on=["flow", "next"])[["pos", "dst"]].drop_duplicates()
     builder.add_links(pairs["pos"].to_numpy(), pairs["dst"].to_numpy())
+
+
+def _fill_stand_ins(system, start, lane, position, stand_ins: pd.DataFrame) -> None:
+    """Positions of skipped framework/device events taken from the builder's events with the same name and start."""
+    skipped = np.flatnonzero((position < 0) & ((lane == Lane.FRAMEWORK) | (lane == Lane.DEVICE)))
+    if not len(skipped):
+        return
+    found, values = ac.codes(system, "name")
+    names = np.array([str(v) for v in values] + [""], dtype=object)[found[skipped]]
+    wanted = pd.DataFrame({"name": names, "start": start[skipped], "row": skipped})
+    hits = wanted.merge(stand_ins.drop_duplicates(["name", "start"]), on=["name", "start"])
+    position[hits["row"].to_numpy()] = hits["pos"].to_numpy()
 
 
 def _exec_windows(system, start, end, lane) -> dict[int, np.ndarray]:
@@ -265,12 +286,17 @@ def _add_instructions(builder, table, start, end, pcore, base) -> int:
         core = int(pcore[row])
         label = _value(engine_values, engine[row]) or "instructions"
         track_of_group[g] = builder.track(
-            Lane.HARDWARE, f"hardware:core:{core}:engine:{label}", f"NC{core} {label}", f"NeuronCore {core}", sort=(1, core, 1, str(label))
+            Lane.HARDWARE, f"hardware:core:{core}:engine:{label}", f"NC{core} {label}", f"NeuronCore {core}", sort=(1, core, 1, _engine_rank(str(label)), str(label))
         )
     name_col = "opcode" if "opcode" in table.column_names else "hlo_name"
     name_codes, name_values = ac.codes(table, name_col)
     name_ids = np.append(builder.names.intern_many([str(v) for v in name_values]), builder.names.intern("instruction"))
     return _add_rows(builder, table, start, end, track_of_group[group], name_ids[name_codes], "instruction", base)
+
+
+def _engine_rank(label: str) -> int:
+    low = label.lower()
+    return next((i for i, engine in enumerate(_ENGINE_ORDER) if low.startswith(engine)), len(_ENGINE_ORDER))
 
 
 def _add_dma(builder, table, start, end, pcore, base) -> int:
@@ -283,7 +309,7 @@ def _add_dma(builder, table, start, end, pcore, base) -> int:
         core = int(pcore[row])
         label = _value(queue_values, queue[row]) or "queue"
         track_of_group[g] = builder.track(
-            Lane.HARDWARE, f"hardware:core:{core}:dma:{label}", f"NC{core} DMA {label}", f"NeuronCore {core}", sort=(1, core, 2, str(label))
+            Lane.HARDWARE, f"hardware:core:{core}:dma:{label}", f"NC{core} DMA {label}", f"NeuronCore {core}", sort=(1, core, 2, 0, str(label))
         )
     kind, kind_values = ac.codes(table, "queue_type")
     name_ids = np.append(builder.names.intern_many([f"dma {v}" for v in kind_values]), builder.names.intern("dma"))
