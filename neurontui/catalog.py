@@ -4,7 +4,7 @@ A refresh walks the tree with `os.scandir` (stat only) and re-reads an entry onl
 signature (file count, total size, newest mtime) changed; results are cached per path and
 signature. Parsing happens in whichever thread calls `refresh()` — the watcher's, never the UI's.
 
-What counts as a run:
+What counts as a run (kinds named as in formats/discover.py, whose readers validate them):
 - neurontui run: a directory holding `manifest.json` (its status is the manifest's), or a
   directory inside a session (`session.json` beside it) without one yet: in progress.
 - TorchNeuron capture directory: a directory holding `.ntff`/`.neff`/`.pb` profile files.
@@ -27,19 +27,19 @@ from typing import Any, Literal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from neurontui.formats import discover
 from neurontui.formats.neuron_tables import is_explorer_export
 from neurontui.model.errors import TraceError
 from neurontui.model.trace import Trace
 
-RunKind = Literal["neurontui", "neuron-capture", "explorer-export", "kineto"]
+RunKind = str  # one of discover's capture kinds: RUN, TORCHNEURON, EXPORT, EXPORT_JSON, KINETO
 RunStatus = Literal["complete", "in_progress", "failed", "cancelled", "timeout", "unreadable"]
 Loader = Callable[[str], Trace]
 
-MANIFEST_FILE = "manifest.json"
+MANIFEST_FILE = discover.MANIFEST
 SESSION_FILE = "session.json"
 TRACE_SUFFIXES = (".json", ".json.gz")
 NOT_TRACES = frozenset({MANIFEST_FILE, SESSION_FILE, "worker-result.json"})
-NEURON_PROFILE_SUFFIXES = (".ntff", ".neff", ".pb")
 EXPORT_SUFFIX = ".parquet"
 TEMP_SUFFIXES = (".tmp", ".part", ".partial", ".swp", ".crdownload", "~")
 MANIFEST_STATUSES = frozenset({"complete", "failed", "cancelled", "timeout"})
@@ -189,7 +189,7 @@ class Catalog:
         files = {e.name: e for e in entries if _is_file(e)}
         dirs = [e for e in entries if _is_dir(e)]
         if MANIFEST_FILE in files or session:
-            out.append(_Candidate(directory, "neurontui", _signature(directory, files), session))
+            out.append(_Candidate(directory, discover.RUN, _signature(directory, files), session))
             return
         kind = _directory_kind(directory, files) if depth > 0 else None
         if kind is not None:
@@ -204,7 +204,7 @@ class Catalog:
         for name, entry in files.items():
             st = _stat(entry)
             if st is not None and name.endswith(TRACE_SUFFIXES) and name not in NOT_TRACES:
-                out.append(_Candidate(entry.path, "kineto", (1, st.st_size, st.st_mtime_ns)))
+                out.append(_Candidate(entry.path, discover.KINETO, (1, st.st_size, st.st_mtime_ns)))
         if depth < MAX_DEPTH:
             for sub in dirs:
                 self._walk(sub.path, depth + 1, "", out, sessions)
@@ -228,40 +228,40 @@ class Catalog:
                    mtime_ns=cand.sig[2], size=cand.sig[1], session=cand.session)
         probe = _Entry(cand.sig, first_seen, base, settled=False)
         quiet = self._quiet(probe, now_mono, now_wall)
-        if cand.kind == "neurontui":
+        if cand.kind == discover.RUN:
             # Settled either way: the manifest's arrival changes the signature, which forces a re-read.
             return _Entry(cand.sig, first_seen, _judge_neurontui(base), settled=True)
         if not quiet and not _worth_parsing_young(cand):
             return _Entry(cand.sig, first_seen, replace(base, reason="being written"), settled=False)
         try:
-            self._validate(cand)
+            kind = self._validate(cand)
         except Exception as exc:  # a reader's bug must not stop the watcher: it becomes the reason
             if not quiet:
                 return _Entry(cand.sig, first_seen, replace(base, reason="being written"), settled=False)
             return _Entry(cand.sig, first_seen, replace(base, status="unreadable", reason=_reason(exc)), True)
-        return _Entry(cand.sig, first_seen, replace(base, status="complete"), settled=True)
+        return _Entry(cand.sig, first_seen, replace(base, status="complete", kind=kind), settled=True)
 
-    def _validate(self, cand: _Candidate) -> None:
-        """Raise when the entry cannot be opened: full parse of Kineto files, Parquet footers of exports.
+    def _validate(self, cand: _Candidate) -> RunKind:
+        """Raise when the entry cannot be opened, else return its kind as the reader saw it.
 
-        Raw Neuron files are opaque until neuron-explorer decodes them on open, so a capture
-        directory is judged by its framework trace alone.
+        Kineto files get a full parse; export tables a Parquet footer check; a TorchNeuron capture
+        directory is judged by its framework trace alone, since its raw files stay opaque until
+        neuron-explorer decodes them when the run is opened.
         """
-        if cand.kind == "explorer-export":
+        if cand.kind == discover.EXPORT:
             for name in sorted(os.listdir(cand.path)):
                 if name.endswith(EXPORT_SUFFIX):
                     _check_parquet(os.path.join(cand.path, name))
-            return
-        files = [cand.path] if cand.kind == "kineto" else _framework_traces(cand.path)
-        for path in files:
+            return cand.kind
+        if cand.kind == discover.KINETO:
+            return str(self._load(cand.path).meta.get("capture_kind") or cand.kind)
+        for path in _framework_traces(cand.path):
             self._load(path)
+        return cand.kind
 
     def _load(self, path: str) -> Trace:
-        if self._loader is not None:
-            return self._loader(path)
-        from neurontui.formats.load import load_trace
-
-        return load_trace(path)
+        """A single trace file through the project's reader (legacy Explorer JSON included)."""
+        return self._loader(path) if self._loader is not None else discover.load_capture(path)
 
 
 def _reason(exc: Exception) -> str:
@@ -298,7 +298,7 @@ def _judge_neurontui(base: Run) -> Run:
 
 def _worth_parsing_young(cand: _Candidate) -> bool:
     """A still-changing file is parsed only if it could already be whole: cheap tail check, size cap."""
-    if cand.kind != "kineto":
+    if cand.kind != discover.KINETO:
         return False
     try:
         with open(cand.path, "rb") as fh:
@@ -336,10 +336,10 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 def _directory_kind(directory: str, files: dict[str, os.DirEntry[str]]) -> RunKind | None:
     names = list(files)
-    if any(n.endswith(NEURON_PROFILE_SUFFIXES) for n in names):
-        return "neuron-capture"
+    if any(n.endswith(discover.RAW_SUFFIXES) for n in names):
+        return discover.TORCHNEURON
     if any(n.endswith(EXPORT_SUFFIX) for n in names) and is_explorer_export(directory):
-        return "explorer-export"
+        return discover.EXPORT
     return None
 
 

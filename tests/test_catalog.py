@@ -50,6 +50,7 @@ def test_loose_traces_complete_and_truncated_unreadable_with_one_line_reason(tmp
     update = Catalog(tmp_path).refresh()
     status = {r.key: r.status for r in update.runs}
     assert status == {"good.pt.trace.json.gz": "complete", "nested/deep.json.gz": "complete", "bad.json": "unreadable"}
+    assert update.run("good.pt.trace.json.gz").kind == "kineto"
     reason = update.run("bad.json").reason
     assert "truncated" in reason and "\n" not in reason
     assert set(update.added) == set(status)
@@ -80,7 +81,7 @@ def test_neurontui_runs_follow_their_manifest(tmp_path: Path) -> None:
         "naive": "complete", "compiled": "failed", "kernel": "cancelled", "rms": "in_progress"}
     assert runs["compiled"].reason == "child exited with code 1"
     assert (runs["naive"].implementation, runs["naive"].backend) == ("naive", "cpu")
-    assert all(r.kind == "neurontui" for r in runs.values())
+    assert all(r.kind == "neurontui-run" for r in runs.values())
     [only] = update.sessions
     assert only.backend == "cpu" and {r.key for r in only.runs} == {r.key for r in runs.values()}
 
@@ -113,7 +114,7 @@ def test_capture_directories_and_exports_are_runs_of_their_kind(tmp_path: Path) 
     loader = CountingLoader()
     runs = {r.key: r for r in Catalog(tmp_path, loader=loader).refresh().runs}
     assert {k: (r.kind, r.status) for k, r in runs.items()} == {
-        "profile/i-0abc_pid_42/1764670000": ("neuron-capture", "complete"),
+        "profile/i-0abc_pid_42/1764670000": ("torchneuron", "complete"),
         "export": ("explorer-export", "complete"),
         "broken_export": ("explorer-export", "unreadable"),
     }
