@@ -1,0 +1,1 @@
+"""The Textual application: the only package that imports textual."""

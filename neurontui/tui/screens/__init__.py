@@ -1,0 +1,1 @@
+"""Screens of the app; each owns its keys and its state."""
