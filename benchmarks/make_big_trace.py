@@ -21,6 +21,7 @@ def generate(path: str, timed: int = 150_000, metadata: int = 300_000, seed: int
     pid, dev_pid = 865, 17
     threads = [1457 + i for i in range(8)]
     streams = [100 + i for i in range(4)]
+    stream_free = dict.fromkeys(streams, 0.0)
     ops = ["aten::linear", "aten::addmm", "aten::relu", "aten::mul", "aten::add", "aten::layer_norm",
            "aten::embedding_bag", "aten::cat", "aten::copy_", "aten::sum"]
     kernels = [f"mtia_kernel_{k}" for k in ("fc", "relu", "eltwise_mul", "eltwise_add", "ln", "emb", "cat")]
@@ -49,10 +50,13 @@ def generate(path: str, timed: int = 150_000, metadata: int = 300_000, seed: int
                                "ts": round(launch_ts, 3), "dur": round(op_dur * 0.4, 3),
                                "args": {"External id": ext, "correlation": corr, "device": dev_pid, "stream_id": 112}}))
         n_rt += 1
-        kts = launch_ts + rng.uniform(2, 20)
         stream = rng.choice(streams)
+        # Work on one stream runs in order: a kernel starts after the previous one ends.
+        kts = max(launch_ts + rng.uniform(2, 20), stream_free[stream])
+        kdur = rng.uniform(1, 40)
+        stream_free[stream] = kts + kdur
         out.append(json.dumps({"ph": "X", "cat": "mtia_ccp_events", "name": rng.choice(kernels), "pid": dev_pid,
-                               "tid": stream, "ts": round(kts, 3), "dur": round(rng.uniform(1, 40), 3),
+                               "tid": stream, "ts": round(kts, 3), "dur": round(kdur, 3),
                                "args": {"External id": ext, "correlation": corr, "device": dev_pid, "stream": stream,
                                         "queued": 0, "context": 1, "registers per thread": 64, "shared memory": 8192,
                                         "blocks per SM": 1.5, "warps per SM": 12.0, "grid": [512, 1, 1],

@@ -9,11 +9,14 @@ skipped and counted in a warning; a file that is not a trace raises TraceError.
 from __future__ import annotations
 
 import gc
+import json
 import math
 import os
+import re
+from itertools import compress, count, repeat
 from operator import attrgetter
 from functools import cached_property
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 import numpy as np
@@ -29,26 +32,66 @@ from neurontui.model.trace import BUSY, Trace
 ID = int | str | None
 
 
-class _Args(msgspec.Struct, gc=False):
-    """The few args read at load time; everything else is decoded on demand."""
+class _XArgs(msgspec.Struct, gc=False):
+    """The two link keys read at load time; every other arg is decoded on demand."""
 
     external_id: int | None = msgspec.field(default=None, name="External id")
     correlation: int | None = None
-    name: Any = None  # metadata events: process/thread names
+
+
+class _MArgs(msgspec.Struct, gc=False):
+    name: Any = None
     sort_index: Any = None
 
 
-class _Event(msgspec.Struct, gc=False):
-    ph: str = ""
+# One struct per phase (the `ph` tag), so metadata and flows decode into small objects.
+class _X(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
     name: Any = None
-    cat: str | None = None
+    cat: Any = None
     pid: ID = None
     tid: ID = None
     ts: float | None = None
     dur: float | None = None
+    args: _XArgs = msgspec.field(default_factory=_XArgs)
+
+
+class _M(msgspec.Struct, gc=False, tag_field="ph", tag="M"):
+    name: Any = None
+    pid: ID = None
+    tid: ID = None
+    args: _MArgs | None = None
+
+
+class _FlowStart(msgspec.Struct, gc=False, tag_field="ph", tag="s"):
+    cat: Any = None
+    pid: ID = None
+    tid: ID = None
+    ts: float | None = None
     id: ID = None
-    bp: str | None = None
-    args: _Args | None = None
+
+
+class _FlowEnd(msgspec.Struct, gc=False, tag_field="ph", tag="f"):
+    cat: Any = None
+    pid: ID = None
+    tid: ID = None
+    ts: float | None = None
+    id: ID = None
+
+
+class _Instant(msgspec.Struct, gc=False, tag_field="ph", tag="i"):
+    pass
+
+
+class _InstantOld(msgspec.Struct, gc=False, tag_field="ph", tag="I"):
+    pass
+
+
+# Every other Chrome-trace phase is accepted and counted, not drawn.
+_OTHER_PHASES = tuple(
+    msgspec.defstruct(f"_Phase_{i}", [], tag_field="ph", tag=tag, gc=False)
+    for i, tag in enumerate(("B", "E", "C", "b", "n", "e", "t", "P", "N", "O", "D", "V", "v", "R", "c", "(", ")"))
+)
+_Event = _X | _M | _FlowStart | _FlowEnd | _Instant | _InstantOld | Union[_OTHER_PHASES]  # noqa: UP007
 
 
 class _File(msgspec.Struct, gc=False):
@@ -61,14 +104,21 @@ class _File(msgspec.Struct, gc=False):
     distributedInfo: Any = None
 
 
+class _Unreadable(msgspec.Struct, gc=False):
+    """Placeholder for an event that could not be decoded (counted, never drawn)."""
+
+
 class _LooseFile(msgspec.Struct, gc=False):
     traceEvents: Any = None
     baseTimeNanoseconds: Any = None
 
 
+class _RawFile(msgspec.Struct, gc=False):
+    traceEvents: list[msgspec.Raw] = []
+
+
 _DECODE_FILE = msgspec.json.Decoder(_File)
 _DECODE_LIST = msgspec.json.Decoder(list[_Event])
-_DECODE_EVENT = msgspec.json.Decoder(_Event)
 
 # Timestamps past this (ns since epoch, ~2096) or durations past a week are not real.
 _MAX_EPOCH_NS = 4 * 10**18
@@ -98,7 +148,7 @@ def load_kineto(path: str | os.PathLike[str]) -> Trace:
 
 def _decode(path: str, data: bytes) -> tuple[_File, list[_Event], int]:
     """Typed decode of the whole file; per-event fallback when some events have odd types."""
-    first = data.lstrip()[:1]
+    first = _first_byte(data)
     if first not in (b"{", b"["):
         raise TraceError(path, "is not JSON (it does not start with '{' or '[')")
     try:
@@ -111,8 +161,35 @@ def _decode(path: str, data: bytes) -> tuple[_File, list[_Event], int]:
     except msgspec.ValidationError:
         pass  # valid JSON with some unexpected types: decode event by event below
     except msgspec.DecodeError as exc:
-        raise TraceError(path, f"is truncated or not valid JSON ({_short(exc)})") from None
+        return _decode_nonstandard(path, data, exc)
     return _decode_loose(path, data)
+
+
+def _decode_nonstandard(path: str, data: bytes, exc: msgspec.DecodeError) -> tuple[_File, list, int]:
+    """Python's json accepts NaN/Infinity, which some writers emit; anything else is broken."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        raise TraceError(path, f"is truncated or not valid JSON ({_short(exc)})") from None
+    if isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list):
+        base = doc.get("baseTimeNanoseconds")
+        return _convert_each(_File(baseTimeNanoseconds=base if isinstance(base, int) else None), doc["traceEvents"])
+    if isinstance(doc, list):
+        return _convert_each(_File(), doc)
+    raise TraceError(path, "is JSON but not a PyTorch profiler trace (no 'traceEvents' list)")
+
+
+def _convert_each(header: _File, items: list) -> tuple[_File, list, int]:
+    """Typed conversion event by event; the ones that do not fit are counted, not fatal."""
+    events: list = []
+    skipped = 0
+    for item in items:
+        try:
+            events.append(msgspec.convert(item, _Event))
+        except (msgspec.ValidationError, TypeError):
+            events.append(_Unreadable())
+            skipped += 1
+    return header, events, skipped
 
 
 def _decode_loose(path: str, data: bytes) -> tuple[_File, list[_Event], int]:
@@ -121,22 +198,21 @@ def _decode_loose(path: str, data: bytes) -> tuple[_File, list[_Event], int]:
     except msgspec.ValidationError:
         raise TraceError(path, "is JSON but not a PyTorch profiler trace") from None
     if isinstance(loose, list):
-        raws, header = loose, _File()
-    else:
-        if not isinstance(loose.traceEvents, list):
-            raise TraceError(path, "is JSON but 'traceEvents' is not a list")
-        raws = [msgspec.json.encode(e) for e in loose.traceEvents]
-        base = loose.baseTimeNanoseconds
-        header = _File(baseTimeNanoseconds=base if isinstance(base, int) else None)
-    events: list[_Event] = []
-    skipped = 0
-    for raw in raws:
-        try:
-            events.append(_DECODE_EVENT.decode(raw))
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            events.append(_Event(ph="?"))  # keeps positions aligned with the raw list
-            skipped += 1
-    return header, events, skipped
+        return _convert_each(_File(), [msgspec.json.decode(raw) for raw in loose])
+    if not isinstance(loose.traceEvents, list):
+        raise TraceError(path, "is JSON but 'traceEvents' is not a list")
+    base = loose.baseTimeNanoseconds
+    return _convert_each(_File(baseTimeNanoseconds=base if isinstance(base, int) else None), loose.traceEvents)
+
+
+def _first_byte(data: bytes) -> bytes:
+    """The first non-whitespace byte, without copying a large buffer."""
+    match = _LEADING_SPACE.match(data)
+    end = match.end() if match else 0
+    return data[end : end + 1]
+
+
+_LEADING_SPACE = re.compile(rb"\s*")
 
 
 def _short(exc: Exception) -> str:
@@ -145,94 +221,85 @@ def _short(exc: Exception) -> str:
 
 
 def _ids_to_codes(*columns: list) -> list[np.ndarray]:
-    """Factorise several id columns (ints or strings) against one shared vocabulary."""
-    joined = np.empty(sum(len(c) for c in columns), dtype=object)
-    pos = 0
-    for c in columns:
-        joined[pos : pos + len(c)] = c
-        pos += len(c)
-    codes, _ = pd.factorize(joined, use_na_sentinel=False)
-    out, pos = [], 0
-    for c in columns:
-        out.append(codes[pos : pos + len(c)])
-        pos += len(c)
-    return out
+    """Dense codes for several id columns (ints or strings) against one shared vocabulary."""
+    seen: dict = {}
+    position = count()  # shared, so values first seen in different columns get distinct codes
+    raw = [np.fromiter(map(seen.setdefault, col, position), dtype=np.int64, count=len(col)) for col in columns]
+    # setdefault hands out first-seen positions; make them dense 0..k-1.
+    firsts = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
+    dense = np.zeros(int(firsts.max()) + 1 if len(firsts) else 0, dtype=np.int64)
+    dense[firsts] = np.arange(len(firsts), dtype=np.int64)
+    return [dense[r] for r in raw]
 
 
-class _Assembler:
-    """Turns decoded events into builder columns; one instance per load."""
+def _args_decoder(data: bytes):
+    """Decode one event's args on demand; the raw event list is indexed on first use."""
+    cache: list[list[msgspec.Raw]] = []
 
-    def __init__(self, path: str, data: bytes, header: _File, events: list[_Event], skipped: int) -> None:
-        self.path = path
-        self.data = data
-        self.header = header
-        self.events = events
-        self.skipped = skipped
-        self.builder = TraceBuilder(path=path, source="kineto", decode_args=self._decode_args)
-
-    # -- on-demand args ---------------------------------------------------------------
-    @cached_property
-    def _raw_events(self) -> list[msgspec.Raw]:
-        if self.data.lstrip()[:1] == b"[":
-            return msgspec.json.decode(self.data, type=list[msgspec.Raw])
-
-        class RawFile(msgspec.Struct):
-            traceEvents: list[msgspec.Raw] = []
-
-        return msgspec.json.decode(self.data, type=RawFile).traceEvents
-
-    def _decode_args(self, handle: int) -> dict[str, Any]:
+    def decode(handle: int) -> dict[str, Any]:
         if handle < 0:
             return {}
+        if not cache:
+            if _first_byte(data) == b"[":
+                cache.append(msgspec.json.decode(data, type=list[msgspec.Raw]))
+            else:
+                cache.append(msgspec.json.decode(data, type=_RawFile).traceEvents)
         try:
-            event = msgspec.json.decode(self._raw_events[handle])
+            event = msgspec.json.decode(cache[0][handle])
         except (msgspec.DecodeError, IndexError):
             return {}
         args = event.get("args") if isinstance(event, dict) else None
         return args if isinstance(args, dict) else {}
 
-    # -- assembly -----------------------------------------------------------------------
+    return decode
+
+
+class _Assembler:
+    """Turns decoded events into builder columns; one instance per load."""
+
+    def __init__(self, path: str, data: bytes, header: _File, events: list, skipped: int) -> None:
+        self.path = path
+        self.header = header
+        self.events = events
+        self.skipped = skipped
+        self.builder = TraceBuilder(path=path, source="kineto", decode_args=_args_decoder(data))
+
     def build(self) -> Trace:
         evs = self.events
-        phase = np.array(list(map(_PH, evs)), dtype=object)
-        groups = {p: np.flatnonzero(phase == p).tolist() for p in ("X", "s", "f", "M", "i", "I")}
-        x_pos = groups.get("X", [])
-        flow_pos = groups.get("s", []) + groups.get("f", [])
-        n_instants = len(groups.get("i", ())) + len(groups.get("I", ()))
-        if not x_pos and not flow_pos and not n_instants:
+        kinds = np.fromiter(map(_KIND.get, map(type, evs), repeat(_K_OTHER)), dtype=np.int8, count=len(evs))
+        x_pos = np.flatnonzero(kinds == _K_X)
+        flow_pos = np.flatnonzero(kinds == _K_FLOW)
+        n_instants = int(np.count_nonzero(kinds == _K_INSTANT))
+        if not len(x_pos) and not len(flow_pos) and not n_instants:
             problem = "holds no readable trace events" if evs else "holds no trace events"
             raise TraceError(self.path, problem)
 
         b = self.builder
         base = self.header.baseTimeNanoseconds
         b.meta.update(self._header_meta(base, n_instants))
-        xs = [evs[i] for i in x_pos]
-        fl = [evs[i] for i in flow_pos]
-        x_pid_vals, x_tid_vals = list(map(_PID, xs)), list(map(_TID, xs))
-        x_pid, x_tid, f_pid, f_tid = _ids_to_codes(x_pid_vals, x_tid_vals, list(map(_PID, fl)), list(map(_TID, fl)))
+        xs = list(compress(evs, (kinds == _K_X).tolist()))
+        fl = list(compress(evs, (kinds == _K_FLOW).tolist()))
+        metas = list(compress(evs, (kinds == _K_META).tolist()))
+        ts, dur, pid_vals, tid_vals, cats, raw_names, args = _columns(_X_FIELDS, xs)
+        x_pid, x_tid, f_pid, f_tid = _ids_to_codes(pid_vals, tid_vals, list(map(_PID, fl)), list(map(_TID, fl)))
 
-        start, dur_ns, ok = self._times(list(map(_TS, xs)), list(map(_DUR, xs)), base or 0)
-        odd = int((~ok).sum())
-        cat_codes, cat_uniques = pd.factorize(np.array(list(map(_CAT, xs)), dtype=object), use_na_sentinel=False)
-        cat_uniques = ["" if not isinstance(c, str) else c for c in cat_uniques]
+        start, dur_ns, ok = self._times(ts, dur, base or 0)
+        cat_codes, cat_uniques = pd.factorize(np.array(cats, dtype=object), use_na_sentinel=False)
+        cat_uniques = [c if isinstance(c, str) else "" for c in cat_uniques]
         cat_ids = np.array([b.category(c) for c in cat_uniques], dtype=np.int16)
         cat_lane = np.array([int(kineto_lane(c)) for c in cat_uniques], dtype=np.int8)
         cat_flags = np.array([0 if c.lower() in KINETO_NOT_BUSY else BUSY for c in cat_uniques], np.uint8)
         lane = cat_lane[cat_codes] if len(xs) else np.zeros(0, np.int8)
-
-        names = b.names.intern_many(_names(list(map(_NAME, xs))))
-        args = list(map(_ARGS, xs))
-        ext = np.array([-1 if a is None or a.external_id is None else a.external_id for a in args], dtype=np.int64)
-        corr = np.array([-1 if a is None or a.correlation is None else a.correlation for a in args], dtype=np.int64)
+        names = _intern_names(b.names, raw_names)
+        ext, corr = (_id_column(c) for c in _columns(_LINK_FIELDS, args))
 
         keep = np.flatnonzero(ok)
-        if len(keep) < len(ok):
-            start, end, lane = start[keep], start[keep] + dur_ns[keep], lane[keep]
+        odd = len(ok) - len(keep)
+        if odd:
+            start, dur_ns, lane, cat_codes = start[keep], dur_ns[keep], lane[keep], cat_codes[keep]
             x_pid, x_tid, names, ext, corr = x_pid[keep], x_tid[keep], names[keep], ext[keep], corr[keep]
-            cat_codes = cat_codes[keep]
-        else:
-            end = start + dur_ns
-        tracks = self._tracks(lane, x_pid, x_tid, keep, x_pid_vals, x_tid_vals, [evs[i] for i in groups.get("M", [])])
+        end = start + dur_ns
+        tracks = self._tracks(lane, x_pid, x_tid, keep, pid_vals, tid_vals, metas)
         first = b.add_events(
             start,
             end,
@@ -242,7 +309,7 @@ class _Assembler:
             corr=corr,
             ext=ext,
             flags=cat_flags[cat_codes],
-            raw=np.asarray(x_pos, dtype=np.int64)[keep],
+            raw=x_pos[keep].astype(np.int64),
         )
         self._link_ids(first, lane, ext, corr)
         self._link_flows(first, fl, f_pid, f_tid, lane, x_pid, x_tid, start, end, base or 0)
@@ -272,8 +339,8 @@ class _Assembler:
     @staticmethod
     def _times(ts: list, dur: list, base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Epoch-ns starts and ns durations; `ok` marks events with sane numbers."""
-        t = np.array(ts, dtype=np.float64) if ts else np.zeros(0)
-        d = np.array(dur, dtype=np.float64) if dur else np.zeros(0)
+        t = np.array(ts, dtype=np.float64) if len(ts) else np.zeros(0)
+        d = np.array(dur, dtype=np.float64) if len(dur) else np.zeros(0)
         with np.errstate(invalid="ignore", over="ignore"):
             ok = np.isfinite(t) & np.isfinite(d) & (d >= 0) & (np.abs(t) < 1e16) & (d * 1000 < _MAX_DUR_NS)
             t = np.where(ok, t, 0.0)
@@ -292,26 +359,17 @@ class _Assembler:
         key = (lane.astype(np.int64) << 42) | (pid.astype(np.int64) << 21) | tid.astype(np.int64)
         uniq, first_idx, inverse = np.unique(key, return_index=True, return_inverse=True)
         ids = np.empty(len(uniq), dtype=np.int32)
-        for u, fi in enumerate(first_idx):
+        for u, fi in enumerate(first_idx.tolist()):
             ln = Lane(int(lane[fi]))
             p, t = pid_vals[keep[fi]], tid_vals[keep[fi]]
             ids[u] = b.track(
                 ln,
                 key=f"{ln.label}:{p}:{t}",
-                name=self._track_name(ln, p, t, threads),
+                name=_track_name(ln, p, t, threads),
                 group=procs.get(p) or (f"pid {p}" if p is not None else ""),
                 sort=(proc_sort.get(p, _num(p)), thread_sort.get((p, t), _num(t)), str(p), str(t)),
             )
         return ids[inverse.reshape(-1)]
-
-    @staticmethod
-    def _track_name(lane: Lane, pid: Any, tid: Any, threads: dict) -> str:
-        label = threads.get((pid, tid))
-        if lane == Lane.HARDWARE:
-            return label or f"stream {tid}"
-        if label and str(tid) not in label:
-            return f"{label} ({tid})"
-        return label or f"thread {tid}"
 
     def _link_ids(self, first: int, lane: np.ndarray, ext: np.ndarray, corr: np.ndarray) -> None:
         """Op -> launch by External id; launch -> runtime/hardware by correlation."""
@@ -331,12 +389,17 @@ class _Assembler:
 
     def _link_flows(self, first, flows, f_pid, f_tid, lane, x_pid, x_tid, start, end, base) -> None:
         """Launch flows (ac2g): bind `s` to the launch and `f` to the execution it points at."""
-        sel = [i for i, e in enumerate(flows) if isinstance(e.cat, str) and e.cat.lower() in KINETO_LAUNCH_FLOWS and e.id is not None]
-        if not sel:
+        if not flows:
             return
-        ts, _, ok = self._times([flows[i].ts for i in sel], [0.0] * len(sel), base)
-        is_start = np.array([flows[i].ph == "s" for i in sel])
-        fid = pd.factorize(np.array([flows[i].id for i in sel], dtype=object), use_na_sentinel=False)[0]
+        cats, ids, stamps = _columns(_FLOW_FIELDS, flows)
+        kinds = list(map(type, flows))
+        launch_cats = {c for c in set(cats) if isinstance(c, str) and c.lower() in KINETO_LAUNCH_FLOWS}
+        sel = np.flatnonzero(np.isin(np.array(cats, dtype=object), list(launch_cats)) & np.not_equal(np.array(ids, dtype=object), None))
+        if not len(sel):
+            return
+        ts, _, ok = self._times(np.array(stamps, dtype=np.float64)[sel], np.zeros(len(sel)), base)
+        is_start = np.fromiter(map(_IS_FLOW_START.get, kinds, repeat(False)), dtype=bool, count=len(kinds))[sel]
+        fid = _ids_to_codes(ids)[0][sel]
         fpid, ftid = f_pid[sel], f_tid[sel]
         bound = np.full(len(sel), -1, dtype=np.int64)
         launch_side = (lane == Lane.DEVICE) | (lane == Lane.RUNTIME)
@@ -381,27 +444,52 @@ class _Assembler:
             b.add_step(int(start[i]), int(end[i]))
 
 
-_PH = attrgetter("ph")
 _PID = attrgetter("pid")
 _TID = attrgetter("tid")
-_TS = attrgetter("ts")
-_DUR = attrgetter("dur")
-_CAT = attrgetter("cat")
-_NAME = attrgetter("name")
-_ARGS = attrgetter("args")
+_X_FIELDS = ("ts", "dur", "pid", "tid", "cat", "name", "args")
+_LINK_FIELDS = ("external_id", "correlation")
+_META_KEY = attrgetter("name", "pid", "tid")
+_META_ARGS = attrgetter("args")
+_FLOW_FIELDS = ("cat", "id", "ts")
+_K_X, _K_META, _K_FLOW, _K_INSTANT, _K_OTHER = range(5)
+_IS_FLOW_START = {_FlowStart: True}
+_KIND = {_X: _K_X, _M: _K_META, _FlowStart: _K_FLOW, _FlowEnd: _K_FLOW, _Instant: _K_INSTANT, _InstantOld: _K_INSTANT}
 
 
-def _metadata(metas: list[_Event]) -> tuple[dict, dict, dict, dict]:
+def _columns(fields: tuple[str, ...], objects: list) -> list[list]:
+    """One list per field, each gathered in C with map + attrgetter (no Python loop per event)."""
+    return [list(map(attrgetter(f), objects)) for f in fields]
+
+
+def _id_column(values: list) -> np.ndarray:
+    """Integer ids with -1 for missing ones (float64 is exact below 2**53, checked)."""
+    arr = np.array(values, dtype=np.float64) if values else np.zeros(0)
+    if len(arr) and np.nanmax(np.abs(arr), initial=0.0) >= 2.0**53:
+        return np.array([v if isinstance(v, int) and -(2**63) <= v < 2**63 else -1 for v in values], dtype=np.int64)
+    return np.where(np.isnan(arr), -1, arr).astype(np.int64)
+
+
+def _track_name(lane: Lane, pid: Any, tid: Any, threads: dict) -> str:
+    label = threads.get((pid, tid))
+    if lane == Lane.HARDWARE:
+        return label or f"stream {tid}"
+    if label and str(tid) not in label:
+        return f"{label} ({tid})"
+    return label or f"thread {tid}"
+
+
+def _metadata(metas: list[_M]) -> tuple[dict, dict, dict, dict]:
     """Process/thread names and sort indices from `M` events (duplicates collapse first)."""
     procs: dict = {}
     threads: dict = {}
     proc_sort: dict = {}
     thread_sort: dict = {}
-    try:
-        seen = {(e.name, e.pid, e.tid, e.args.name, e.args.sort_index) for e in metas if e.args is not None}
-    except TypeError:  # a list or dict where a name belongs: keep only the plain ones
-        seen = {(e.name, e.pid, e.tid, e.args.name, e.args.sort_index) for e in metas if e.args is not None and _hashable(e.args.name) and _hashable(e.args.sort_index)}
-    for name, pid, tid, value, sort_index in seen:
+    # Metadata repeats a lot: collapse it to the last record per (name, pid, tid) in C first.
+    latest = dict(zip(map(_META_KEY, metas), map(_META_ARGS, metas)))
+    for (name, pid, tid), margs in latest.items():
+        if margs is None:
+            continue
+        value, sort_index = margs.name, margs.sort_index
         if name == "process_name" and isinstance(value, str):
             procs[pid] = value
         elif name == "thread_name" and isinstance(value, str):
@@ -413,15 +501,12 @@ def _metadata(metas: list[_Event]) -> tuple[dict, dict, dict, dict]:
     return procs, threads, proc_sort, thread_sort
 
 
-def _hashable(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float)
-
-
-def _names(values: list) -> list:
-    """Event names as strings; the rare non-string name is converted, not dropped."""
-    if all(type(v) is str for v in values):
-        return values
-    return [v if isinstance(v, str) else _name_of(v) for v in values]
+def _intern_names(table, values: list) -> np.ndarray:
+    """Intern event names; the rare unhashable or non-string name is converted, not dropped."""
+    try:
+        return table.intern_many(values)
+    except TypeError:
+        return table.intern_many([v if isinstance(v, str) else _name_of(v) for v in values])
 
 
 def _name_of(value: Any) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from itertools import count
+
 import numpy as np
-import pandas as pd
 
 
 class StringTable:
@@ -30,9 +31,13 @@ class StringTable:
         """Vectorised intern: hash-factorise once, then map the few unique values."""
         if len(values) == 0:
             return np.zeros(0, dtype=np.int32)
-        codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
-        mapping = np.fromiter((self.intern(str(u)) for u in uniques), dtype=np.int32, count=len(uniques))
-        return mapping[codes]
+        seen: dict[str, int] = {}
+        # setdefault in C hands out each distinct value's first position, in one pass.
+        firsts = np.fromiter(map(seen.setdefault, values, count()), dtype=np.int64, count=len(values))
+        mapping = np.zeros(len(values), dtype=np.int32)
+        for value, first in seen.items():
+            mapping[first] = self.intern(value if isinstance(value, str) else str(value))
+        return mapping[firsts]
 
     def lookup(self, s: str) -> int | None:
         return self._index.get(s)

@@ -77,9 +77,11 @@ class Links:
     @classmethod
     def from_pairs(cls, src: np.ndarray, dst: np.ndarray) -> Links:
         """Deduplicate (src, dst) pairs and index them both ways."""
-        pairs = np.unique(np.stack([np.asarray(src, np.int64), np.asarray(dst, np.int64)], axis=1), axis=0)
-        pairs = pairs[pairs[:, 0] != pairs[:, 1]] if len(pairs) else pairs.reshape(0, 2)
-        s, d = pairs[:, 0].astype(np.int32), pairs[:, 1].astype(np.int32)
+        src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+        # One int64 key per pair (event indices are < 2**31) makes dedup a 1-D unique.
+        keys = np.unique((src << 32) | dst)
+        s, d = (keys >> 32).astype(np.int32), (keys & 0xFFFFFFFF).astype(np.int32)
+        s, d = s[s != d], d[s != d]
         order = np.argsort(d, kind="stable")
         return cls(s, d, d[order], s[order])
 
