@@ -1,0 +1,1 @@
+trace_info SYNTHETIC placeholder written by scripts/make_trn1_samples.py (fused); not a real Neuron file
