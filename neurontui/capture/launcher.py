@@ -187,11 +187,15 @@ class _Run:
             "--impl", self.impl, "--backend", self.plan.backend,
             "--spec", self.plan.spec.to_json(), "--run-dir", str(self.run_dir),
         ]
-        with open(partial_path(self.run_dir / LOG_FILE), "wb") as log:
-            child = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
-                start_new_session=True, env=self._child_env(),
-            )
+        try:
+            with open(partial_path(self.run_dir / LOG_FILE), "wb") as log:
+                child = subprocess.Popen(
+                    command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
+                    start_new_session=True, env=self._child_env(),
+                )
+        except OSError as exc:
+            self.error = f"cannot start the worker: {exc}"
+            return
         self.pid = child.pid
         lines: queue.Queue[bytes | None] = queue.Queue()
         reader = threading.Thread(target=_pump, args=(child.stdout, lines), daemon=True)
@@ -250,10 +254,10 @@ class _Run:
         return env
 
     def _write_manifest(self, wall_s: float) -> None:
-        _remove_partials(self.run_dir)
         log = partial_path(self.run_dir / LOG_FILE)
         if log.exists():
             os.replace(log, self.run_dir / LOG_FILE)
+        _remove_partials(self.run_dir)
         result = _read_result(self.run_dir / RESULT_FILE)
         spec = self.plan.spec
         correctness = result.get("correctness")
@@ -316,9 +320,8 @@ def _kill_group(pid: int, sig: signal.Signals) -> None:
 
 
 def _remove_partials(run_dir: Path) -> None:
-    for path in run_dir.rglob(f"*{PARTIAL_SUFFIX}"):
-        if path.name == LOG_FILE + PARTIAL_SUFFIX and path.parent == run_dir:
-            continue
+    """Delete what a stopped worker left under temporary names, so no half-written file remains."""
+    for path in sorted(run_dir.rglob(f"*{PARTIAL_SUFFIX}"), reverse=True):
         if path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
         else:

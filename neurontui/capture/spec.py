@@ -78,8 +78,6 @@ def parse_shape(text: str) -> tuple[int, ...]:
         shape = tuple(int(part) for part in text.lower().split("x"))
     except ValueError:
         raise UserError(f"shape '{text}' is not like 8x4096.") from None
-    if any(dim <= 0 for dim in shape):
-        raise UserError(f"shape '{text}' must have positive dimensions.")
     return shape
 
 

@@ -81,9 +81,8 @@ def capture(impl_spec: str, backend: Backend, spec: CaptureSpec, run_dir: Path, 
     verdict = correctness.check(out, x, weight, spec.eps, spec.dtype)
     result.update(correctness=verdict, correct=verdict["correct"])
 
-    report = lambda phase, step, steps: channel.emit(phase, step, steps)  # noqa: E731
     prof, profile_s = profiling.timed(
-        lambda: profiling.profile_loop(fn, inputs, backend, spec, run_dir, f"rmsnorm/{impl.name}", report)
+        lambda: profiling.profile_loop(fn, inputs, backend, spec, run_dir, f"rmsnorm/{impl.name}", channel.emit)
     )
     channel.emit("exporting")
 

@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--backend", default="auto", help="auto, neuron, cuda or cpu")
     parser.add_argument("--out", default=None, help="output directory (default: $NEURONTUI_OUT or ./neurontui_runs)")
     parser.add_argument("--json", action="store_true", help="print progress as JSON lines")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed per implementation")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed per implementation's whole child process")
     parser.add_argument("--record-shapes", action="store_true")
     parser.add_argument("--with-stack", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
