@@ -12,7 +12,7 @@ from neurontui.errors import TraceError, UserError
 # Each subcommand lives in neurontui/commands/<name>.py and exposes
 # `register(subparsers) -> None` (which sets `func` on its parser) so that
 # this module stays a thin dispatcher and importing the CLI stays cheap.
-SUBCOMMANDS = ("summary", "capture")
+SUBCOMMANDS = ("summary", "capture", "compare")
 
 
 def default_out_dir() -> str:

@@ -1,0 +1,124 @@
+"""`neurontui compare PATH... [--json|--csv|--markdown]`: which implementation is faster on the device, and why."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from pathlib import Path
+
+from neurontui.analysis.compare import Comparison, RunInput, compare_runs
+from neurontui.analysis.compare_columns import COLUMNS
+from neurontui.analysis.gaps import CAUSES, GapSettings
+from neurontui.errors import UserError
+from neurontui.model.errors import TraceError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("compare", help="compare runs side by side: device time, dispatches, gaps, speedup")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a session directory, run directories or trace files")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the JSON contract for scripts")
+    out.add_argument("--csv", action="store_true", help="print CSV")
+    out.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--baseline", default=None, help="run or implementation to compare against (default: naive, else the first)")
+    parser.add_argument("--noise-floor-us", type=float, default=1.0, help="ignore gaps shorter than this (default 1 µs)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.noise_floor_us < 0:
+        raise UserError("--noise-floor-us must not be negative.")
+    runs = load_runs(args.paths)
+    comparison = compare_runs(runs, args.baseline, GapSettings(noise_floor_ns=int(round(args.noise_floor_us * 1000))))
+    if args.json:
+        json.dump(comparison.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.csv:
+        _write_csv(comparison)
+    elif args.markdown:
+        _write_markdown(comparison)
+    else:
+        _print_table(comparison)
+    return 0
+
+
+def load_runs(paths: list[str]) -> list[RunInput]:
+    """Every run the paths name, in order: a session expands to its runs; unreadable session members are skipped."""
+    from neurontui.formats import discover
+
+    runs: list[RunInput] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise UserError(f"{raw}: no such file or directory.")
+        try:
+            captures = discover.find_captures(path) if path.is_dir() else [discover.capture_for(path)]
+        except TraceError as exc:
+            raise UserError(f"{exc}") from None
+        if not captures:
+            raise UserError(f"{raw} holds no run, trace or Neuron capture to compare.")
+        for capture in captures:
+            try:
+                trace = discover.load_capture(capture)
+            except TraceError as exc:
+                if len(captures) == 1:
+                    raise UserError(f"{exc}") from None
+                print(f"neurontui: skipping {capture.path}: {exc}", file=sys.stderr)
+                continue
+            manifest = capture.manifest or None
+            impl = manifest.get("implementation") if manifest else None
+            name = (manifest or {}).get("name") or _run_name(capture.path)
+            runs.append(RunInput(str(name), trace, impl, manifest))
+    if not runs:
+        raise UserError("none of the given paths holds a readable run.")
+    return runs
+
+
+def _run_name(path: Path) -> str:
+    name = path.name
+    for suffix in (".json.gz", ".json"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name if name != "trace" else os.path.basename(os.path.dirname(os.path.abspath(path))) or name
+
+
+def _rows(comparison: Comparison) -> list[list[str]]:
+    return [[c.text(r) for c in COLUMNS] for r in comparison.runs]
+
+
+def _print_table(comparison: Comparison) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"baseline: {comparison.baseline}", title_justify="left")
+    for col in COLUMNS:
+        table.add_column(col.header, justify="right" if col.numeric else "left")
+    for row in _rows(comparison):
+        table.add_row(*row)
+    console = Console()
+    console.print(table)
+    for r in comparison.runs:
+        console.print(f"[dim]{r.name}: {r.window}[/dim]", highlight=False)
+
+
+def _write_csv(comparison: Comparison) -> None:
+    writer = csv.writer(sys.stdout)
+    data = comparison.to_json()
+    scalar = [k for k, v in data["runs"][0].items() if not isinstance(v, dict)] if data["runs"] else []
+    writer.writerow(["baseline", *scalar, *(f"gap_{c.replace(' ', '_')}_ns" for c in CAUSES)])
+    for run in data["runs"]:
+        writer.writerow([data["baseline"], *(run[k] for k in scalar), *(run["gap_by_cause_ns"][c] for c in CAUSES)])
+
+
+def _write_markdown(comparison: Comparison) -> None:
+    lines = [
+        f"Baseline: **{comparison.baseline}**; {comparison.settings.describe()}.",
+        "",
+        "| " + " | ".join(c.header for c in COLUMNS) + " |",
+        "|" + "|".join("---:" if c.numeric else "---" for c in COLUMNS) + "|",
+    ]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in _rows(comparison)]
+    sys.stdout.write("\n".join(lines) + "\n")
