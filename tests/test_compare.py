@@ -14,6 +14,7 @@ from neurontui.model.builder import TraceBuilder
 from neurontui.model.lanes import Lane
 
 CPU_SESSION = Path(__file__).resolve().parent.parent / "sample_traces" / "cpu-rmsnorm"
+TRN1_SESSION = Path(__file__).resolve().parent.parent / "sample_traces" / "trn1-rmsnorm-synthetic"
 
 
 def device_run(name: str, kernels: int, kernel_ns: int, launch_gap_ns: int, steps: int = 2):
@@ -85,3 +86,16 @@ def test_cli_bad_paths_exit_2_with_one_sentence(capsys, tmp_path):
     assert main(["compare", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("neurontui: ") for line in err)
+
+
+def test_trn1_synthetic_session_ranks_fused_and_compiled_ahead_of_naive(capsys):
+    assert main(["compare", str(TRN1_SESSION), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    runs = {r["name"]: r for r in data["runs"]}
+    assert data["baseline"] == "naive" and runs["naive"]["lane"] == "hardware"
+    assert runs["fused"]["speedup"] > 1.5 and runs["compiled"]["speedup"] > 1.5
+    assert runs["naive"]["dispatches_per_step"] > runs["fused"]["dispatches_per_step"]
+    assert runs["naive"]["dispatches_per_step"] > runs["compiled"]["dispatches_per_step"]
+    causes = runs["naive"]["gap_by_cause_ns"]
+    assert causes["host wait"] > 0.5 * sum(causes.values())
+    assert runs["naive"]["summary_metrics"][0]["mfu_estimated_percent"] > 0

@@ -55,7 +55,7 @@ class RunFigures:
     correct: bool | None
     max_abs_error: float | None
     window: str  # the window, lane and thresholds the figures were measured with
-    summary_metrics: dict[str, Any] = field(default_factory=dict)
+    summary_metrics: list[dict[str, Any]] = field(default_factory=list)  # Neuron export Summary rows (MFU, HFU, MBU)
     speedup: float | None = None  # baseline device busy per step / this run's
 
 
@@ -137,7 +137,7 @@ def run_figures(run: RunInput, settings: GapSettings) -> RunFigures:
         correct=correct if isinstance(correct, bool) else None,
         max_abs_error=_number(correctness.get("max_abs_error")),
         window=window,
-        summary_metrics=dict(trace.meta.get("summary_metrics") or {}),
+        summary_metrics=_summary_rows(trace.meta.get("summary_metrics")),
     )
 
 
@@ -155,6 +155,11 @@ def _dispatches(trace: Trace, lane: Lane, windows: np.ndarray) -> tuple[int, int
             launches = device
     else:
         launches = device
+    if len(trace.links):  # count launched executions, not the instructions and DMA beneath them
+        launched = np.zeros(len(ev), dtype=bool)
+        launched[trace.links.dst[~execs[trace.links.src]]] = True
+        if (execs & launched).any():
+            execs &= launched
     return _starts_inside(ev.start[launches], windows), _starts_inside(ev.start[execs], windows)
 
 
@@ -176,6 +181,12 @@ def _pick_baseline(figures: list[RunFigures], baseline: str | None) -> RunFigure
         if BASELINE_IMPL in (f.impl, f.name):
             return f
     return figures[0]
+
+
+def _summary_rows(value: Any) -> list[dict[str, Any]]:
+    """The Neuron reader's summary metrics as a list of rows, whatever shape the reader chose."""
+    rows = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [dict(r) for r in rows if isinstance(r, dict)]
 
 
 def _number(value: Any) -> float | None:
