@@ -15,7 +15,7 @@ import os
 import re
 from itertools import compress, count, repeat
 from operator import attrgetter
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any, Union
 
 import msgspec
@@ -140,7 +140,9 @@ def load_kineto(path: str | os.PathLike[str]) -> Trace:
     gc.disable()
     try:
         header, events, skipped = _decode(p, data)
-        return _Assembler(p, data, header, events, skipped).build()
+        assembler = _Assembler(p, data, header, events, skipped)
+        del header, events  # the assembler frees the decoded objects once it has columns
+        return assembler.build()
     finally:
         if paused:
             gc.enable()
@@ -254,6 +256,31 @@ def _args_decoder(data: bytes):
     return decode
 
 
+@dataclass
+class _FlowColumns:
+    """Launch-flow points (s and f of ac2g / async_gpu) as arrays."""
+
+    ts: np.ndarray
+    ok: np.ndarray
+    is_start: np.ndarray
+    fid: np.ndarray
+    pid: np.ndarray
+    tid: np.ndarray
+
+    @classmethod
+    def extract(cls, flows: list, f_pid: np.ndarray, f_tid: np.ndarray, base: int) -> _FlowColumns | None:
+        if not flows:
+            return None
+        cats, ids, stamps = _columns(_FLOW_FIELDS, flows)
+        launch_cats = [c for c in set(cats) if isinstance(c, str) and c.lower() in KINETO_LAUNCH_FLOWS]
+        sel = np.flatnonzero(np.isin(np.array(cats, dtype=object), launch_cats) & np.not_equal(np.array(ids, dtype=object), None))
+        if not len(sel):
+            return None
+        ts, _, ok = _Assembler._times(np.array(stamps, dtype=np.float64)[sel], np.zeros(len(sel)), base)
+        is_start = np.fromiter(map(_IS_FLOW_START.get, map(type, flows), repeat(False)), dtype=bool, count=len(flows))
+        return cls(ts, ok, is_start[sel], _ids_to_codes(ids)[0][sel], f_pid[sel], f_tid[sel])
+
+
 class _Assembler:
     """Turns decoded events into builder columns; one instance per load."""
 
@@ -279,19 +306,24 @@ class _Assembler:
         b.meta.update(self._header_meta(base, n_instants))
         xs = list(compress(evs, (kinds == _K_X).tolist()))
         fl = list(compress(evs, (kinds == _K_FLOW).tolist()))
-        metas = list(compress(evs, (kinds == _K_META).tolist()))
+        metadata = _metadata(list(compress(evs, (kinds == _K_META).tolist())))
+        # Columns are consumed one by one and dropped, to keep the peak memory low.
         ts, dur, pid_vals, tid_vals, cats, raw_names, args = _columns(_X_FIELDS, xs)
+        del xs
         x_pid, x_tid, f_pid, f_tid = _ids_to_codes(pid_vals, tid_vals, list(map(_PID, fl)), list(map(_TID, fl)))
-
         start, dur_ns, ok = self._times(ts, dur, base or 0)
+        del ts, dur
         cat_codes, cat_uniques = pd.factorize(np.array(cats, dtype=object), use_na_sentinel=False)
+        del cats
         cat_uniques = [c if isinstance(c, str) else "" for c in cat_uniques]
         cat_ids = np.array([b.category(c) for c in cat_uniques], dtype=np.int16)
         cat_lane = np.array([int(kineto_lane(c)) for c in cat_uniques], dtype=np.int8)
         cat_flags = np.array([0 if c.lower() in KINETO_NOT_BUSY else BUSY for c in cat_uniques], np.uint8)
-        lane = cat_lane[cat_codes] if len(xs) else np.zeros(0, np.int8)
+        lane = cat_lane[cat_codes] if len(cat_codes) else np.zeros(0, np.int8)
         names = _intern_names(b.names, raw_names)
+        del raw_names
         ext, corr = (_id_column(c) for c in _columns(_LINK_FIELDS, args))
+        del args
 
         keep = np.flatnonzero(ok)
         odd = len(ok) - len(keep)
@@ -299,7 +331,12 @@ class _Assembler:
             start, dur_ns, lane, cat_codes = start[keep], dur_ns[keep], lane[keep], cat_codes[keep]
             x_pid, x_tid, names, ext, corr = x_pid[keep], x_tid[keep], names[keep], ext[keep], corr[keep]
         end = start + dur_ns
-        tracks = self._tracks(lane, x_pid, x_tid, keep, pid_vals, tid_vals, metas)
+        tracks = self._tracks(lane, x_pid, x_tid, keep, pid_vals, tid_vals, metadata)
+        flows = _FlowColumns.extract(fl, f_pid, f_tid, base or 0)
+        # Every column is in numpy now: drop the decoded objects before the builder allocates.
+        self.events = None
+        self.header.traceEvents = None
+        del evs, fl, pid_vals, tid_vals
         first = b.add_events(
             start,
             end,
@@ -312,7 +349,8 @@ class _Assembler:
             raw=x_pos[keep].astype(np.int64),
         )
         self._link_ids(first, lane, ext, corr)
-        self._link_flows(first, fl, f_pid, f_tid, lane, x_pid, x_tid, start, end, base or 0)
+        if flows is not None:
+            self._link_flows(first, flows, lane, x_pid, x_tid, start, end)
         self._steps(names, lane, start, end)
 
         bad = odd + self.skipped
@@ -352,10 +390,10 @@ class _Assembler:
             ok &= (start >= 0) & (start < _MAX_EPOCH_NS)
         return start, dur_ns, ok
 
-    def _tracks(self, lane, pid, tid, keep, pid_vals, tid_vals, metas) -> np.ndarray:
+    def _tracks(self, lane, pid, tid, keep, pid_vals, tid_vals, metadata) -> np.ndarray:
         """One track per (lane, pid, tid), named from the trace's metadata events."""
         b = self.builder
-        procs, threads, proc_sort, thread_sort = _metadata(metas)
+        procs, threads, proc_sort, thread_sort = metadata
         key = (lane.astype(np.int64) << 42) | (pid.astype(np.int64) << 21) | tid.astype(np.int64)
         uniq, first_idx, inverse = np.unique(key, return_index=True, return_inverse=True)
         ids = np.empty(len(uniq), dtype=np.int32)
@@ -387,20 +425,10 @@ class _Assembler:
                 m = pd.DataFrame({"key": corr[a], "src": pos[a]}).merge(pd.DataFrame({"key": corr[z], "dst": pos[z]}), on="key")
                 self.builder.add_links(m["src"].to_numpy(), m["dst"].to_numpy())
 
-    def _link_flows(self, first, flows, f_pid, f_tid, lane, x_pid, x_tid, start, end, base) -> None:
+    def _link_flows(self, first, flows: _FlowColumns, lane, x_pid, x_tid, start, end) -> None:
         """Launch flows (ac2g): bind `s` to the launch and `f` to the execution it points at."""
-        if not flows:
-            return
-        cats, ids, stamps = _columns(_FLOW_FIELDS, flows)
-        kinds = list(map(type, flows))
-        launch_cats = {c for c in set(cats) if isinstance(c, str) and c.lower() in KINETO_LAUNCH_FLOWS}
-        sel = np.flatnonzero(np.isin(np.array(cats, dtype=object), list(launch_cats)) & np.not_equal(np.array(ids, dtype=object), None))
-        if not len(sel):
-            return
-        ts, _, ok = self._times(np.array(stamps, dtype=np.float64)[sel], np.zeros(len(sel)), base)
-        is_start = np.fromiter(map(_IS_FLOW_START.get, kinds, repeat(False)), dtype=bool, count=len(kinds))[sel]
-        fid = _ids_to_codes(ids)[0][sel]
-        fpid, ftid = f_pid[sel], f_tid[sel]
+        ts, ok, is_start, fid, fpid, ftid = flows.ts, flows.ok, flows.is_start, flows.fid, flows.pid, flows.tid
+        sel = ts  # one entry per launch flow point
         bound = np.full(len(sel), -1, dtype=np.int64)
         launch_side = (lane == Lane.DEVICE) | (lane == Lane.RUNTIME)
         exec_side = lane == Lane.HARDWARE
