@@ -30,7 +30,7 @@ def codes(table: pa.Table, name: str) -> tuple[np.ndarray, list[Any]]:
         return np.full(table.num_rows, -1, dtype=np.int64), []
     col = table.column(name)
     if pa.types.is_dictionary(col.type):
-        col = col.cast(col.type.value_type)
+        return _dictionary_codes(col)
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or pa.types.is_binary(col.type):
         encoded = col.combine_chunks().dictionary_encode()
         indices = encoded.indices
@@ -42,6 +42,17 @@ def codes(table: pa.Table, name: str) -> tuple[np.ndarray, list[Any]]:
     return found.astype(np.int64), [v.item() if hasattr(v, "item") else v for v in uniques]
 
 
+def _dictionary_codes(col: pa.ChunkedArray) -> tuple[np.ndarray, list[Any]]:
+    """Codes of a dictionary column without decoding its strings: chunks share one unified dictionary."""
+    if col.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64), []
+    col = col.unify_dictionaries()
+    indices = pa.chunked_array([chunk.indices for chunk in col.chunks])
+    if indices.null_count:
+        indices = pc.fill_null(indices, -1)
+    return np.asarray(indices.to_numpy(), dtype=np.int64), col.chunk(0).dictionary.to_pylist()
+
+
 def present(table: pa.Table, name: str) -> np.ndarray:
     """True where the column exists and holds a value."""
     if name not in table.column_names:
@@ -50,10 +61,11 @@ def present(table: pa.Table, name: str) -> np.ndarray:
 
 
 def first_index(group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Row index of each group's first member (groups numbered 0..n_groups-1)."""
-    first = np.full(n_groups, len(group), dtype=np.int64)
-    np.minimum.at(first, group, np.arange(len(group), dtype=np.int64))
-    return first
+    """Row index of each group's first member, for groups numbered in order of first appearance (as combine does)."""
+    if not len(group):
+        return np.zeros(0, dtype=np.int64)
+    reach = np.maximum.accumulate(group)
+    return np.concatenate(([0], np.flatnonzero(reach[1:] > reach[:-1]) + 1))[:n_groups].astype(np.int64)
 
 
 def combine(*parts: np.ndarray) -> tuple[np.ndarray, int]:

@@ -29,7 +29,7 @@ from neurontui.formats.kineto import is_kineto_bytes, load_kineto
 from neurontui.formats.merge import ArgsRouter, add_trace
 from neurontui.formats.neuron import add_explorer_tables, load_explorer_export
 from neurontui.formats.neuron_json import load_legacy_json, sniff_legacy
-from neurontui.formats.neuron_tables import is_explorer_export, read_tables
+from neurontui.formats.neuron_tables import is_explorer_export, read_tables, row_sources
 from neurontui.model.builder import TraceBuilder
 from neurontui.model.errors import TraceError
 from neurontui.model.lanes import Lane
@@ -169,7 +169,7 @@ def _joined(capture: Capture, export: Path) -> Trace:
     kept_lanes = (Lane.FRAMEWORK, Lane.DEVICE, Lane.OTHER)
     add_trace(builder, framework, router, lanes=kept_lanes)
     stand_ins = _stand_ins(framework, kept_lanes, first)
-    add_explorer_tables(builder, tables, router, lanes=(Lane.RUNTIME, Lane.HARDWARE), stand_ins=stand_ins)
+    add_explorer_tables(builder, tables, router, lanes=(Lane.RUNTIME, Lane.HARDWARE), stand_ins=stand_ins, rows=row_sources(export))
     if "baseTimeNanoseconds" not in framework.meta.get("time_base", ""):
         builder.warnings.append("the framework trace has no baseTimeNanoseconds, so its times may not line up with the Neuron runtime and hardware lanes")
     builder.meta["format"] = "neuron-capture"

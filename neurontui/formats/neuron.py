@@ -28,7 +28,9 @@ from neurontui.formats.neuron_tables import (
     SUMMARY,
     SYSTEM_EVENTS,
     SYSTEM_METADATA,
+    ParquetRows,
     read_tables,
+    row_sources,
 )
 from neurontui.model.builder import TraceBuilder
 from neurontui.model.lanes import LANES, Lane
@@ -46,7 +48,7 @@ def load_explorer_export(path: str | os.PathLike[str]) -> Trace:
     tables = read_tables(path)
     router = ArgsRouter()
     builder = TraceBuilder(path=os.fspath(path), source="neuron-parquet", decode_args=router)
-    add_explorer_tables(builder, tables, router)
+    add_explorer_tables(builder, tables, router, rows=row_sources(path))
     return builder.build()
 
 
@@ -65,11 +67,13 @@ def add_explorer_tables(
     router: ArgsRouter,
     lanes: Iterable[Lane] = LANES,
     stand_ins: pd.DataFrame | None = None,
+    rows: dict[str, ParquetRows] | None = None,
 ) -> AddedCounts:
     """Add an export's events (only the given lanes) to a builder, so it can be joined with a Kineto trace.
 
     `stand_ins` (columns name, start, pos: builder input positions) lets flows that start at
     skipped framework/device events link from the same events (same name and start) already added.
+    `rows` gives whole-row readers for tables loaded with only some columns (see row_sources).
     """
     keep_lanes = set(lanes)
     handles = _Handles(router)
@@ -93,7 +97,7 @@ def add_explorer_tables(
                 builder.meta["alignment"] = "inferred" if note == INFERRED else "unaligned"
                 if note not in builder.warnings:
                     builder.warnings.append(note)
-            base = handles.add(table)
+            base = handles.add((rows or {}).get(name, table))
             if name == INSTRUCTION:
                 n_instr = _add_instructions(builder, table, start, end, pcore, base)
             else:
@@ -107,18 +111,24 @@ class _Handles:
     """Raw handles for decode_args: table number in the high bits, row index in the low bits."""
 
     def __init__(self, router: ArgsRouter) -> None:
-        self.tables: list[pa.Table] = []
+        self.tables: list[pa.Table | ParquetRows] = []
         self.base = router.add(self.decode)
 
-    def add(self, table: pa.Table) -> int:
+    def add(self, table: pa.Table | ParquetRows) -> int:
         self.tables.append(table)
         return self.base + ((len(self.tables) - 1) << _TABLE_SHIFT)
 
     def decode(self, handle: int) -> dict[str, Any]:
         table_no, row = handle >> _TABLE_SHIFT, handle & _ROW_MASK
-        if table_no >= len(self.tables) or row >= self.tables[table_no].num_rows:
+        if table_no >= len(self.tables):
             return {}
-        record = self.tables[table_no].slice(row, 1).to_pylist()[0]
+        source = self.tables[table_no]
+        if isinstance(source, ParquetRows):
+            record = source.row(row)
+        elif row < source.num_rows:
+            record = source.slice(row, 1).to_pylist()[0]
+        else:
+            return {}
         return {k: v for k, v in record.items() if v is not None}
 
 

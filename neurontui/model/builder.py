@@ -129,8 +129,9 @@ class TraceBuilder:
 
         # Rows are numbered track by track, depth by depth; re-sort events by (row, start).
         max_depth = np.zeros(len(order), dtype=np.int64)
-        if len(depth):
-            np.maximum.at(max_depth, cols["track"], depth)
+        nonempty = bounds[1:] > bounds[:-1]
+        if nonempty.any():  # events are grouped by track here: one reduceat, not a per-event ufunc.at
+            max_depth[nonempty] = np.maximum.reduceat(depth, bounds[:-1][nonempty])
         n_rows = np.where(bounds[1:] > bounds[:-1], max_depth + 1, 0)
         first_row = np.concatenate(([0], np.cumsum(n_rows)[:-1])).astype(np.int64)
         row = (first_row[cols["track"]] + depth).astype(np.int32) if len(depth) else depth
