@@ -16,9 +16,11 @@ from textual.screen import Screen
 
 from neurontui.formats.load import load_trace
 from neurontui.model.errors import TraceError
+from neurontui.tui.live import LiveRuns, RunsChanged, watch_root
 from neurontui.tui.paint import PaintIndex
 from neurontui.tui.screens.explorer import ExplorerScreen, prepare
 from neurontui.tui.screens.help import HelpScreen
+from neurontui.tui.widgets.runlist import RunList
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ class NeuronTUI(App[None]):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("r", "runs", "Runs", id="app.runs"),
+        Binding("F", "follow", "Follow new runs", id="app.follow"),
         *(Binding(e.key, f"show_screen('{e.name}')", e.description, show=False, id=f"app.screen-{e.name}") for e in SCREENS_TABLE),
     ]
 
@@ -77,6 +81,7 @@ class NeuronTUI(App[None]):
         self.poll = poll  # watch directories by polling (network file systems), for follow mode
         self.plain = plain
         self.explorer = ExplorerScreen(self.palette_kind)
+        self.live = LiveRuns(self, watch_root(path, out_dir), poll)  # runs arriving on disk
 
     @property
     def palette_kind(self) -> str:
@@ -95,6 +100,10 @@ class NeuronTUI(App[None]):
             self.open_path(self.out_dir, empty_is_fine=True)
         else:
             self.explorer.show_empty()
+        self.live.start()
+
+    def on_unmount(self) -> None:
+        self.live.stop()
 
     def watch_theme(self) -> None:
         if self.explorer.is_mounted:
@@ -130,6 +139,22 @@ class NeuronTUI(App[None]):
             return
         self.explorer.show_empty(message.sentence)
         self.notify(message.sentence, title="Cannot open trace", severity="error")
+
+    # ---- runs arriving on disk (tui/live.py) ---------------------------------------------------
+    def on_runs_changed(self, message: RunsChanged) -> None:
+        self.live.apply(message.update)
+
+    def on_run_list_open(self, message: RunList.Open) -> None:
+        self.live.open(message.run)
+
+    def on_run_list_left(self, _: RunList.Left) -> None:
+        self.live.leave_panel()
+
+    def action_runs(self) -> None:
+        self.live.toggle_panel()
+
+    def action_follow(self) -> None:
+        self.live.toggle_follow()
 
     # ---- screens, help, palette ----------------------------------------------------------
     def action_show_screen(self, name: str) -> None:

@@ -42,8 +42,10 @@ class PaintIndex:
     gap_end: np.ndarray
     gap_ids: list[int]  # interior gap k -> index in `gaps`
     execution_lane: Lane
+    window: tuple[int, int]  # the trace's [first start, last end), computed once
     lane_union: dict[Lane, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     exec_busy: tuple[np.ndarray, np.ndarray] = (intervals.EMPTY, intervals.EMPTY)
+    gap_memo: tuple[tuple[int, int, int], np.ndarray] | None = None
 
     @classmethod
     def build(cls, trace: Trace, gaps: list[Gap]) -> PaintIndex:
@@ -59,6 +61,7 @@ class PaintIndex:
             gap_end=np.array([gaps[k].end for k in interior], np.int64),
             gap_ids=interior,
             execution_lane=trace.execution_lane(),
+            window=trace.window,
         )
         for lane in Lane:
             mask = lane_of_event == int(lane)
@@ -104,18 +107,22 @@ def centred(text: str, width: int) -> str | None:
     return " " * left + text + " " * (width - left - len(text))
 
 
-def _runs(keys: np.ndarray) -> tuple[list[int], list[int], list[int]]:
-    change = np.flatnonzero(keys[1:] != keys[:-1]) + 1
-    starts = np.concatenate(([0], change))
-    lengths = np.diff(np.concatenate((starts, [len(keys)])))
-    return keys[starts].tolist(), starts.tolist(), lengths.tolist()
+def _runs(keys: np.ndarray) -> list[tuple[int, int]]:
+    """(key, length) of each run of equal keys, left to right."""
+    bounds = [0, *(np.flatnonzero(keys[1:] != keys[:-1]) + 1).tolist(), len(keys)]
+    values = keys[bounds[:-1]].tolist()
+    return [(v, bounds[i + 1] - bounds[i]) for i, v in enumerate(values)]
 
 
 def _gap_keys(index: PaintIndex, edges: np.ndarray) -> np.ndarray | None:
+    """Interior gap per cell (GAP_BASE - k) or EMPTY; memoised for the frame's edges, shared by its rows."""
     if not len(index.gap_start):
         return None
-    first, count = occupancy(index.gap_start, index.gap_end, edges)
-    return np.where(count > 0, GAP_BASE - first, EMPTY)
+    memo_key = (int(edges[0]), int(edges[-1]), len(edges))
+    if index.gap_memo is None or index.gap_memo[0] != memo_key:
+        first, count = occupancy(index.gap_start, index.gap_end, edges)
+        index.gap_memo = (memo_key, np.where(count > 0, GAP_BASE - first, EMPTY))
+    return index.gap_memo[1]
 
 
 def paint_row(
@@ -144,7 +151,7 @@ def paint_row(
             keys[c0:c1] = selected_event
     segments: list[Segment] = []
     previous_was_box = False
-    for key, start, length in zip(*_runs(keys)):
+    for key, length in _runs(keys):
         if key >= 0:
             name_id = int(ev.name[key])
             name = trace.names[name_id]
@@ -180,7 +187,7 @@ def paint_lane(index: PaintIndex, lane: Lane, edges: np.ndarray, palette: Palett
             keys = np.where(gap_keys != EMPTY, gap_keys, keys)
     segments: list[Segment] = []
     lane_style = palette.lane(lane)
-    for key, _start, length in zip(*_runs(keys)):
+    for key, length in _runs(keys):
         if key == 0:
             segments.append(Segment(BUSY_GLYPH * length, lane_style))
         elif key == EMPTY:

@@ -52,7 +52,7 @@ class ExplorerState:
     @classmethod
     def open(cls, index: PaintIndex) -> ExplorerState:
         trace = index.trace
-        return cls(index=index, view=vp.fit(trace.window), collapsed=default_collapsed(trace))
+        return cls(index=index, view=vp.fit(index.window), collapsed=default_collapsed(trace))
 
     @property
     def trace(self) -> Trace:
@@ -60,7 +60,7 @@ class ExplorerState:
 
     @property
     def window(self) -> tuple[int, int]:
-        return self.trace.window
+        return self.index.window
 
     @property
     def interior_gaps(self) -> list[Gap]:
@@ -308,9 +308,9 @@ class ExplorerState:
         by_key = {t.key: t.id for t in new.tracks}
         old = self.trace
         pins = [by_key[old.tracks[t].key] for t in self.pinned if old.tracks[t].key in by_key]
-        state = ExplorerState(index=index, view=vp.fit(new.window), collapsed=set(self.collapsed), pinned=pins)
+        state = ExplorerState(index=index, view=vp.fit(index.window), collapsed=set(self.collapsed), pinned=pins)
         if keep_view:
-            state.view = vp.clamp(self.view.t0, self.view.t1, new.window)
+            state.view = vp.clamp(self.view.t0, self.view.t1, index.window)
         if self.cursor is not None:
             track = by_key.get(old.tracks[self.cursor.track].key) if self.cursor.track is not None else None
             stop = Stop(self.cursor.lane, track)

@@ -18,6 +18,7 @@ from neurontui.tui.state import ExplorerState
 from neurontui.tui.viewport import PAN_FRACTION, ZOOM_FACTOR
 from neurontui.tui.widgets.detail import DetailPane
 from neurontui.tui.widgets.ruler import Ruler
+from neurontui.tui.widgets.runlist import RunList
 from neurontui.tui.widgets.search import SearchBar
 from neurontui.tui.widgets.timeline import Timeline
 
@@ -67,6 +68,7 @@ class ExplorerScreen(Screen):
     ExplorerScreen DetailPane { height: 30%; min-height: 5; max-height: 16; border-top: solid $primary-darken-2; padding: 0 1; }
     ExplorerScreen SearchBar { dock: bottom; margin-bottom: 1; display: none; }
     ExplorerScreen SearchBar.-open { display: block; }
+    ExplorerScreen RunList { dock: left; width: 42; display: none; border: round $primary-darken-2; }
     """
 
     def __init__(self, palette_kind: str = "rich") -> None:
@@ -77,6 +79,7 @@ class ExplorerScreen(Screen):
         self.source_label = ""
 
     def compose(self) -> ComposeResult:
+        yield RunList(id="runs")
         yield Static(id="status")
         yield Static(EMPTY_STATE, id="empty")
         yield Ruler(id="ruler")
