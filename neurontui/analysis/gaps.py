@@ -91,9 +91,7 @@ class GapReport:
 
     def describe(self) -> str:
         """The window and thresholds in one line, to print beside every figure."""
-        span = int(np.sum(self.windows[:, 1] - self.windows[:, 0])) if len(self.windows) else 0
-        what = f"{len(self.windows)} ProfilerStep window(s)" if self.stepped else "the whole trace (no ProfilerStep markers)"
-        return f"{self.lane.label} lane busy union over {what}, {span / 1e6:.3f} ms; {self.settings.describe()}"
+        return _describe(self.lane, self.windows, self.stepped, self.settings)
 
     def totals(self) -> dict[str, int | dict[str, int]]:
         return gap_totals(self.gaps)
@@ -167,6 +165,18 @@ def analyse_gaps(
             )
         )
     return GapReport(lane, windows, bool(len(trace.steps)), settings, busy, out)
+
+
+def describe_window(trace: Trace, settings: GapSettings | None = None, lane: Lane | None = None) -> str:
+    """What find_gaps(trace) measured over, in the words GapReport.describe uses, without recomputing gaps."""
+    lane = trace.execution_lane() if lane is None else lane
+    return _describe(lane, trace.step_windows(), bool(len(trace.steps)), settings or GapSettings())
+
+
+def _describe(lane: Lane, windows: np.ndarray, stepped: bool, settings: GapSettings) -> str:
+    span = int(np.sum(windows[:, 1] - windows[:, 0])) if len(windows) else 0
+    what = f"{len(windows)} ProfilerStep window(s)" if stepped else "the whole trace (no ProfilerStep markers)"
+    return f"{lane.label} lane busy union over {what}, {span / 1e6:.3f} ms; {settings.describe()}"
 
 
 def gap_totals(gaps: list[Gap]) -> dict:

@@ -36,6 +36,8 @@ class ScreenEntry:
 # Add a screen with one line here (and its module): the key, footer, help and palette follow.
 SCREENS_TABLE: tuple[ScreenEntry, ...] = (
     ScreenEntry("explorer", "e", "Explorer", "neurontui.tui.screens.explorer:ExplorerScreen"),
+    ScreenEntry("compare", "t", "Compare runs", "neurontui.tui.screens.compare:CompareScreen"),
+    ScreenEntry("gaps", "G", "Gap list", "neurontui.tui.screens.gaps:GapsScreen"),
 )
 
 

@@ -11,6 +11,8 @@ from neurontui.analysis.compare_columns import fmt_ns
 from neurontui.analysis.gaps import CAUSES, Gap, describe_window, gap_totals
 from neurontui.tui.screens.explorer import ExplorerScreen
 
+COLUMNS = (("rank", "#"), ("length", "length"), ("kind", "kind"), ("cause", "cause"), ("step", "step"),
+           ("at", "at"), ("op", "host op"), ("detail", "detail"))
 CONTEXT = 0.1  # share of the gap shown on each side when jumping to it
 
 
@@ -43,7 +45,8 @@ class GapsScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("#", "length", "kind", "cause", "step", "at", "host", "detail")
+        for key, header in COLUMNS:
+            table.add_column(header, key=key)
         self._fill()
 
     def on_screen_resume(self) -> None:
