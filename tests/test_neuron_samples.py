@@ -43,6 +43,7 @@ def test_each_sample_has_four_non_empty_lanes(traces: dict, impl: str) -> None:
     assert trace.lane_mask(Lane.OTHER).sum() == 0
     assert trace.meta["synthetic"] is True and not trace.warnings
     assert len(trace.steps) == 5
+    assert all(t.n_rows > 0 for t in trace.tracks)  # no empty track from the export's skipped lanes
     assert trace.meta["summary_metrics"][0]["synthetic"] is True
     names = {t.name for t in trace.lane_tracks(Lane.HARDWARE)}
     assert {"NC0 exec", "NC0 Vector", "NC0 Scalar", "NC0 DMA qSyncIO0"} <= names

@@ -177,7 +177,11 @@ def _add_system(builder, system, start, end, lane, kept, base) -> int:
     b = np.select([fw | rt_by_thread, dv, lane == Lane.OTHER], [tid, stream, source], minus)
     group, n_groups = ac.combine(lane.astype(np.int64), a, b, rt_by_thread.astype(np.int64))
     track_of_group = np.zeros(n_groups, dtype=np.int32)
+    used = np.zeros(n_groups, dtype=bool)
+    used[group[kept]] = True  # tracks of skipped lanes are never created
     for g, row in enumerate(ac.first_index(group, n_groups).tolist()):
+        if not used[g]:
+            continue
         track_of_group[g] = _system_track(
             builder,
             Lane(int(lane[row])),
