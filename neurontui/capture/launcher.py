@@ -203,27 +203,29 @@ class _Run:
         deadline = None if self.plan.timeout_s is None else time.monotonic() + self.plan.timeout_s
         last_phase = ""
         stopped: RunStatus | None = None
-        while stopped is None:
-            try:
-                line = lines.get(timeout=POLL_S)
-            except queue.Empty:
-                line = b""
-            if line is None:
+        end_of_output = False
+        while True:
+            exited = child.poll() is not None
+            if exited:
+                reader.join(timeout=1.0)  # the rest of its output, unless a straggler still holds the pipe
+            for line in _take(lines, wait=not (exited or end_of_output)):
+                fields = None if line is None else _parse(line)
+                end_of_output = end_of_output or line is None
+                if fields is not None:
+                    last_phase = fields["phase"]
+                    if last_phase == "error":
+                        self.error = fields["message"]
+                    yield self.event(**fields)
+            if exited:
                 break
-            fields = _parse(line) if line else None
-            if fields is not None:
-                last_phase = fields["phase"]
-                if last_phase == "error":
-                    self.error = fields["message"]
-                yield self.event(**fields)
+            if end_of_output:
+                time.sleep(POLL_S)
             if self.session.cancelled:
                 stopped, self.error = "cancelled", "cancelled by the user"
-            elif deadline is not None and time.monotonic() > deadline:
+                break
+            if deadline is not None and time.monotonic() > deadline:
                 stopped, self.error = "timeout", f"timed out after {self.plan.timeout_s:g} s"
-            elif child.poll() is not None and not line:
-                reader.join(timeout=1.0)  # the rest of its output, unless a straggler holds the pipe
-                if reader.is_alive():
-                    break
+                break
         if stopped is not None:
             yield self.event("stopping", message=self.error)
             self._stop(child)
@@ -300,6 +302,18 @@ def _pump(stream: Any, lines: queue.Queue[bytes | None]) -> None:
     for line in stream:
         lines.put(line)
     lines.put(None)
+
+
+def _take(lines: queue.Queue[bytes | None], wait: bool) -> list[bytes | None]:
+    """Everything queued now, first waiting up to POLL_S for a line when asked to."""
+    taken: list[bytes | None] = []
+    try:
+        if wait:
+            taken.append(lines.get(timeout=POLL_S))
+        while True:
+            taken.append(lines.get_nowait())
+    except queue.Empty:
+        return taken
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:
