@@ -73,11 +73,11 @@ def default_collapsed(trace: Trace) -> set[Lane]:
 
 
 def build_layout(trace: Trace, collapsed: set[Lane], pinned: list[int]) -> Layout:
-    """Lay out every non-empty lane, expanded lanes with all their tracks' depth rows."""
+    """Lay out every lane with events, expanded lanes with all their non-empty tracks' depth rows."""
     lines: list[Line] = []
     stops: list[Stop] = []
     for lane in LANES:
-        tracks = trace.lane_tracks(lane)
+        tracks = [t for t in trace.lane_tracks(lane) if t.n_rows]
         if not tracks:
             continue
         folded = lane in collapsed
