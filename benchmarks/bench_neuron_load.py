@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from neurontui.formats.neuron import load_explorer_export
-from neurontui.model import Lane
 
 OUT = Path(__file__).resolve().parent / "out"
 BASE_NS = 1_764_700_000_000_000_000

@@ -88,6 +88,7 @@ def test_finds_every_kind_of_capture(tmp_path: Path, no_cli: None) -> None:
     assert found["profiles/global/rmsnorm@latest"].lanes == (Lane.FRAMEWORK, Lane.DEVICE, Lane.RUNTIME, Lane.HARDWARE)
     assert found["alexnet.pt.trace.json.gz"].lanes is None
     assert found["runs/session-1/naive"].manifest["implementation"] == "naive"
+    assert found["runs/session-1/naive"].lanes is None  # no Neuron files: the Kineto trace decides
 
 
 def test_neff_and_ntff_pair_by_hash(tmp_path: Path, no_cli: None) -> None:
@@ -219,3 +220,15 @@ def test_legacy_json_matches_parquet_timing(tmp_path: Path) -> None:
     matmuls = np.sort(trace.events.start[trace.find_names("MATMUL")])
     assert list(matmuls) == list(execs)
     assert trace.meta["summary_metrics"] == [{"mfu_estimated_percent": 1.5}]
+
+
+def test_legacy_device_json_with_relative_times_is_aligned(tmp_path: Path) -> None:
+    system, device = fx.write_legacy_json(tmp_path / "legacy")
+    doc = json.loads(device.read_text())
+    for row in doc["instruction"] + doc["dma"]:
+        row["timestamp"] -= fx.PROFILE_START_NS
+    device.write_text(json.dumps(doc))
+    trace = load_capture(tmp_path / "legacy")
+    assert trace.meta["alignment"] == "inferred"
+    windows = sorted(trace.event(i).start for i in trace.find_names("nc_exec_running"))
+    assert sorted(trace.event(i).start for i in trace.find_names("MATMUL")) == windows

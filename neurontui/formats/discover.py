@@ -256,7 +256,10 @@ def _file_captures(directory: Path, names: list[str]) -> list[Capture]:
 
 
 def _with_lanes(capture: Capture, cache_dir: Path | None) -> Capture:
-    """Which lanes the capture can show, given its files, the cache and the CLI on PATH."""
+    """Which lanes the capture can show, given its files, the cache and the CLI on PATH (None: only the Kineto trace knows)."""
+    neuron = capture.raw_dir is not None or capture.export is not None or capture.manifest.get("backend") == "neuron"
+    if not neuron:
+        return capture
     lanes = list(_FRAMEWORK_DEVICE) if capture.kineto else []
     missing: tuple[Lane, ...] = ()
     decodable = capture.raw_dir is not None and _has_runtime_files(capture.raw_dir)
