@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from neurontui.cli import _guarded
-from neurontui.commands import capture
+from neurontui.cli import main
 
 
 def run_capture(argv: list[str]) -> int:
-    """Parse and run like `neurontui capture …` does, through the CLI's own error guard."""
-    parser = argparse.ArgumentParser(prog="neurontui")
-    capture.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["capture", *argv])
-    return _guarded(lambda: args.func(args))
+    return main(["capture", *argv])
 
 
 @pytest.mark.parametrize(
