@@ -14,9 +14,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from neurontui.formats.load import load_trace
 from neurontui.model.errors import TraceError
 from neurontui.tui.live import LiveRuns, RunsChanged, watch_root
+from neurontui.tui.opening import load_for_explorer
 from neurontui.tui.paint import PaintIndex
 from neurontui.tui.screens.explorer import ExplorerScreen, prepare
 from neurontui.tui.screens.help import HelpScreen
@@ -120,7 +120,7 @@ class NeuronTUI(App[None]):
     @work(thread=True, exclusive=True, group="load")
     def _load(self, path: str, keep_view: bool, empty_is_fine: bool) -> None:
         try:
-            index = prepare(load_trace(path))
+            index = prepare(load_for_explorer(path))
         except TraceError as exc:
             self.post_message(TraceFailed(path, str(exc), empty_is_fine))
         except (OSError, MemoryError, ValueError) as exc:
