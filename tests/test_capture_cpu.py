@@ -133,3 +133,16 @@ def test_session_json_lists_runs_and_is_finished(session: Any) -> None:
     assert [run["dir"] for run in data["impls"]] == list(captured.plan.names)
     assert [run["status"] for run in data["impls"]].count("complete") == 5
     assert not list(captured.path.rglob("*.partial")) and not list(captured.path.rglob("worker-result.json"))
+
+
+def test_user_function_from_a_module_on_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "my_norms.py").write_text(USER_IMPLS)
+    monkeypatch.chdir(tmp_path)
+    plan = plan_capture(["my_norms:good"], CaptureSpec(shape=(4, 64), schedule=Schedule(0, 1, 1, 1)),
+                        tmp_path / "runs", "cpu")
+    captured = CaptureSession(plan)
+    assert captured.run() == {"my_norms:good": "complete"}
+    data = manifest(captured, "my_norms.good")
+    assert data["correct"] is True and "trace.json" in data["files"]
