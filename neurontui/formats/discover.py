@@ -16,6 +16,7 @@ import gzip
 import json
 import os
 import re
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -320,6 +321,6 @@ def _head(path: Path, size: int = 65536) -> bytes:
         if head[:2] == b"\x1f\x8b":
             with gzip.open(path, "rb") as fh:
                 head = fh.read(size)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):
         return b""
     return head
