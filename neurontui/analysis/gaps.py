@@ -146,24 +146,15 @@ def analyse_gaps(
         [0, 1, 2, 3],
         default=4,
     )
-    out = []
-    for i in range(len(gs)):
-        delay = int(submit[i] - gs[i]) if known[i] else None
-        op = trace.names[int(top_op[i])] if top_ns[i] > 0 else ""
-        out.append(
-            Gap(
-                int(gs[i]),
-                int(ge[i]),
-                int(step[i]),
-                _KINDS[int(kind[i])],
-                CAUSES[int(cause[i])],
-                _detail(delay, float(rt_share[i]), float(fw_share[i]), op),
-                op,
-                delay,
-                float(rt_share[i]),
-                float(fw_share[i]),
-            )
+    delays = np.where(known, submit - gs, 0).tolist()
+    ops = [trace.names[n] if t > 0 else "" for n, t in zip(top_op.tolist(), top_ns.tolist())]
+    out = [
+        Gap(s, e, st, _KINDS[k], CAUSES[c], _detail(d if ok else None, rt, fw, op), op, d if ok else None, rt, fw)
+        for s, e, st, k, c, d, ok, rt, fw, op in zip(
+            gs.tolist(), ge.tolist(), step.tolist(), kind.tolist(), cause.tolist(), delays, known.tolist(),
+            rt_share.tolist(), fw_share.tolist(), ops,
         )
+    ]
     return GapReport(lane, windows, bool(len(trace.steps)), settings, busy, out)
 
 
