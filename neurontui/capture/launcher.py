@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,7 +43,12 @@ POLL_S = 0.1
 
 @dataclass(frozen=True)
 class ProgressEvent:
-    """One step of progress: phase is a worker phase, or "finished" with the run's final status."""
+    """One step of progress for a progress bar or a JSON line.
+
+    phase: starting, compiling, warmup, active, exporting, done (from the worker), error (the worker
+    caught an exception; message says which), stopping (cancel or timeout is killing the child), then
+    always finished, carrying status. step/steps count profiler steps during warmup and active.
+    """
 
     impl: str
     run_dir: str
@@ -69,7 +74,6 @@ class CapturePlan:
     out_dir: Path
     timeout_s: float | None = None
     grace_s: float = 5.0
-    extra_env: tuple[tuple[str, str], ...] = ()
 
 
 def plan_capture(
@@ -79,7 +83,6 @@ def plan_capture(
     backend: str = "auto",
     timeout_s: float | None = None,
     grace_s: float = 5.0,
-    extra_env: dict[str, str] | None = None,
 ) -> CapturePlan:
     """Validate implementations, backend and limits before any child starts; raises UserError."""
     from neurontui.capture import backends, implementations
@@ -96,10 +99,7 @@ def plan_capture(
         if not impl.available:
             raise UserError(f"implementation '{impl.spec}' is not available on {chosen.name}: {impl.reason}.")
     names = _unique([impl.name for impl in resolved])
-    return CapturePlan(
-        tuple(impls), tuple(names), chosen.name, spec, Path(out_dir), timeout_s, grace_s,
-        tuple(sorted((extra_env or {}).items())),
-    )
+    return CapturePlan(tuple(impls), tuple(names), chosen.name, spec, Path(out_dir), timeout_s, grace_s)
 
 
 class CaptureSession:
@@ -182,6 +182,26 @@ class _Run:
         yield self.event("finished", status=self.status, message=self.error)
 
     def _supervise(self) -> Iterator[ProgressEvent]:
+        child = self._spawn()
+        if child is None:
+            return
+        self.pid = child.pid
+        stopped, last_phase = yield from self._follow(child)
+        if stopped is not None:
+            yield self.event("stopping", message=self.error)
+            self._stop(child)
+        code = child.wait()
+        _kill_group(child.pid, signal.SIGKILL)  # stragglers, e.g. compile workers still holding the pipe
+        if stopped is not None:
+            self.status = stopped
+        elif code == 0 and last_phase == "done":
+            self.status = "complete"
+        else:
+            self.status = "failed"
+            self.error = self.error or f"the worker exited with code {code}"
+
+    def _spawn(self) -> subprocess.Popen[bytes] | None:
+        """Start the worker in its own process group, stderr to the run's log; None (and an error) if it cannot."""
         command = [
             sys.executable, "-m", "neurontui.capture.worker",
             "--impl", self.impl, "--backend", self.plan.backend,
@@ -189,20 +209,23 @@ class _Run:
         ]
         try:
             with open(partial_path(self.run_dir / LOG_FILE), "wb") as log:
-                child = subprocess.Popen(
+                return subprocess.Popen(
                     command, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
                     start_new_session=True, env=self._child_env(),
                 )
         except OSError as exc:
             self.error = f"cannot start the worker: {exc}"
-            return
-        self.pid = child.pid
+            return None
+
+    def _follow(
+        self, child: subprocess.Popen[bytes]
+    ) -> Generator[ProgressEvent, None, tuple[RunStatus | None, str]]:
+        """Relay the child's progress until it exits, is cancelled or times out; returns (stopped, last phase)."""
         lines: queue.Queue[bytes | None] = queue.Queue()
         reader = threading.Thread(target=_pump, args=(child.stdout, lines), daemon=True)
         reader.start()
         deadline = None if self.plan.timeout_s is None else time.monotonic() + self.plan.timeout_s
         last_phase = ""
-        stopped: RunStatus | None = None
         end_of_output = False
         while True:
             exited = child.poll() is not None
@@ -217,27 +240,15 @@ class _Run:
                         self.error = fields["message"]
                     yield self.event(**fields)
             if exited:
-                break
+                return None, last_phase
             if end_of_output:
                 time.sleep(POLL_S)
             if self.session.cancelled:
-                stopped, self.error = "cancelled", "cancelled by the user"
-                break
+                self.error = "cancelled by the user"
+                return "cancelled", last_phase
             if deadline is not None and time.monotonic() > deadline:
-                stopped, self.error = "timeout", f"timed out after {self.plan.timeout_s:g} s"
-                break
-        if stopped is not None:
-            yield self.event("stopping", message=self.error)
-            self._stop(child)
-        code = child.wait()
-        _kill_group(child.pid, signal.SIGKILL)  # stragglers, e.g. compile workers still holding the pipe
-        if stopped is not None:
-            self.status = stopped
-        elif code == 0 and last_phase == "done":
-            self.status = "complete"
-        else:
-            self.status = "failed"
-            self.error = self.error or f"the worker exited with code {code}"
+                self.error = f"timed out after {self.plan.timeout_s:g} s"
+                return "timeout", last_phase
 
     def _stop(self, child: subprocess.Popen[bytes]) -> None:
         _kill_group(child.pid, signal.SIGTERM)
@@ -252,7 +263,6 @@ class _Run:
         package_root = str(Path(neurontui.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
-        env.update(dict(self.plan.extra_env))
         return env
 
     def _write_manifest(self, wall_s: float) -> None:
