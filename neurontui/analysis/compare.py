@@ -43,6 +43,7 @@ class RunFigures:
     steps: int
     window_ns_per_step: float
     device_busy_ns_per_step: float
+    device_busy_ns_by_step: list[int]
     utilization: float  # busy / window, 0..1
     dispatches_per_step: float
     executions_per_step: float
@@ -101,19 +102,21 @@ def run_figures(run: RunInput, settings: GapSettings) -> RunFigures:
     span = int(np.sum(windows[:, 1] - windows[:, 0])) if steps else 0
     own = framework_ownership(trace)
     host_s, host_e = intervals.union(own.start, own.end)
-    host = _clipped_total(host_s, host_e, windows)
+    host_by_step = [intervals.total(*intervals.clip(host_s, host_e, a, b)) for a, b in windows.tolist()]
+    host = sum(host_by_step)
     lane = trace.execution_lane()
     report = analyse_gaps(trace, settings, lane=lane)
     if trace.has_busy(lane):
-        busy = int(report.busy_ns.sum())
+        by_step = report.busy_ns.tolist()
         lane_label = lane.label
         totals = gap_totals(report.gaps)
         window = report.describe()
     else:
-        busy = host
+        by_step = host_by_step
         lane_label = HOST_STANDS_IN
         totals = gap_totals([])
         window = f"framework ops (step markers excluded) over {steps} window(s); {settings.describe()}"
+    busy = sum(by_step)
     dispatches, executions = _dispatches(trace, lane, windows)
     manifest = run.manifest or {}
     correctness = manifest.get("correctness") or {}
@@ -125,6 +128,7 @@ def run_figures(run: RunInput, settings: GapSettings) -> RunFigures:
         steps=steps,
         window_ns_per_step=span / per,
         device_busy_ns_per_step=busy / per,
+        device_busy_ns_by_step=[int(b) for b in by_step],
         utilization=busy / span if span else 0.0,
         dispatches_per_step=dispatches / per,
         executions_per_step=executions / per,
@@ -168,10 +172,6 @@ def _starts_inside(starts: np.ndarray, windows: np.ndarray) -> int:
     return int(sum(np.searchsorted(s, b, "left") - np.searchsorted(s, a, "left") for a, b in windows.tolist()))
 
 
-def _clipped_total(us: np.ndarray, ue: np.ndarray, windows: np.ndarray) -> int:
-    return int(sum(intervals.total(*intervals.clip(us, ue, a, b)) for a, b in windows.tolist()))
-
-
 def _pick_baseline(figures: list[RunFigures], baseline: str | None) -> RunFigures:
     if baseline is not None:
         for f in figures:
@@ -201,6 +201,7 @@ def _run_json(r: RunFigures) -> dict[str, Any]:
         "steps": r.steps,
         "window_ns_per_step": r.window_ns_per_step,
         "device_busy_ns_per_step": r.device_busy_ns_per_step,
+        "device_busy_ns_by_step": r.device_busy_ns_by_step,
         "utilization": r.utilization,
         "dispatches_per_step": r.dispatches_per_step,
         "executions_per_step": r.executions_per_step,

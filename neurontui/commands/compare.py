@@ -107,7 +107,7 @@ def _print_table(comparison: Comparison) -> None:
 def _write_csv(comparison: Comparison) -> None:
     writer = csv.writer(sys.stdout)
     data = comparison.to_json()
-    scalar = [k for k, v in data["runs"][0].items() if not isinstance(v, dict)] if data["runs"] else []
+    scalar = [k for k, v in data["runs"][0].items() if not isinstance(v, dict | list)] if data["runs"] else []
     writer.writerow(["baseline", *scalar, *(f"gap_{c.replace(' ', '_')}_ns" for c in CAUSES)])
     for run in data["runs"]:
         writer.writerow([data["baseline"], *(run[k] for k in scalar), *(run["gap_by_cause_ns"][c] for c in CAUSES)])
