@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -99,3 +100,16 @@ def test_trn1_synthetic_session_ranks_fused_and_compiled_ahead_of_naive(capsys):
     causes = runs["naive"]["gap_by_cause_ns"]
     assert causes["host wait"] > 0.5 * sum(causes.values())
     assert runs["naive"]["summary_metrics"][0]["mfu_estimated_percent"] > 0
+
+
+def test_cli_ops_puts_the_profilers_figures_beside_ours_and_flags_disagreement(capsys, tmp_path):
+    run = tmp_path / "naive"
+    shutil.copytree(CPU_SESSION / "naive", run)
+    assert main(["compare", str(run), "--ops", "--json"]) == 0
+    ops = {o["name"]: o for o in json.loads(capsys.readouterr().out)["runs"][0]["ops"]}
+    assert ops["aten::mul"]["profiler"]["calls"] == ops["aten::mul"]["calls"] and ops["aten::mul"]["disagree"] == []
+    table = (run / "key_averages.csv").read_text().replace("aten::mul,20,", "aten::mul,21,")
+    (run / "key_averages.csv").write_text(table)
+    assert main(["compare", str(run), "--ops", "--markdown"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("| aten::mul "))
+    assert "20 [21] ≠" in line

@@ -234,3 +234,30 @@ def _nested_sum(trace: Trace, fw_idx: np.ndarray, values: np.ndarray) -> np.ndar
         first = np.arange(len(members))
         out[members] = cum[np.maximum(stop, first + 1)] - cum[first]
     return out
+
+
+def op_report(
+    rows: list[OpRow], profiler: dict[str, dict[str, float]] | None, tolerance: float = DEFAULT_TOLERANCE
+) -> list[dict[str, object]]:
+    """Our figures per op with the profiler's beside them (None when it has no row) and the columns that disagree."""
+    checks = check_against_profiler(rows, profiler or {}, tolerance)
+    by_op: dict[str, list[OpCheck]] = {}
+    for c in checks:
+        by_op.setdefault(c.name, []).append(c)
+    out: list[dict[str, object]] = []
+    for r in rows:
+        theirs = (profiler or {}).get(r.name)
+        out.append(
+            {
+                "name": r.name,
+                "calls": r.calls,
+                "host_total_ns": r.host_total_ns,
+                "host_self_ns": r.host_self_ns,
+                "device_total_ns": r.device_total_ns,
+                "device_self_ns": r.device_self_ns,
+                "dispatches": r.dispatches,
+                "profiler": theirs,
+                "disagree": [c.column for c in by_op.get(r.name, []) if not c.agrees],
+            }
+        )
+    return out

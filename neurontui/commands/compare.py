@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     out.add_argument("--csv", action="store_true", help="print CSV")
     out.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--baseline", default=None, help="run or implementation to compare against (default: naive, else the first)")
+    parser.add_argument("--ops", action="store_true", help="also list each run's ops, beside key_averages.csv when the run has one")
     parser.add_argument("--noise-floor-us", type=float, default=1.0, help="ignore gaps shorter than this (default 1 µs)")
     parser.set_defaults(func=run)
 
@@ -33,8 +34,13 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--noise-floor-us must not be negative.")
     runs = load_runs(args.paths)
     comparison = compare_runs(runs, args.baseline, GapSettings(noise_floor_ns=int(round(args.noise_floor_us * 1000))))
+    ops = {r.name: _ops(r.trace) for r in runs} if args.ops else {}
     if args.json:
-        json.dump(comparison.to_json(), sys.stdout, indent=2)
+        data = comparison.to_json()
+        for run in data["runs"]:
+            if run["name"] in ops:
+                run["ops"] = ops[run["name"]]
+        json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.csv:
         _write_csv(comparison)
@@ -42,7 +48,62 @@ def run(args: argparse.Namespace) -> int:
         _write_markdown(comparison)
     else:
         _print_table(comparison)
+    if ops and not args.json:
+        _print_ops(ops, markdown=args.markdown or args.csv)
     return 0
+
+
+def _ops(trace) -> list[dict]:
+    """The run's op table with key_averages.csv beside it when the run directory has one."""
+    from neurontui.analysis.ops import op_report, op_table, read_key_averages
+
+    base = Path(trace.path)
+    csv_path = (base if base.is_dir() else base.parent) / "key_averages.csv"
+    return op_report(op_table(trace), read_key_averages(csv_path) if csv_path.is_file() else None)
+
+
+def _print_ops(ops: dict[str, list[dict]], markdown: bool, limit: int = 15) -> None:
+    """Top ops by host time per run: ours, the profiler's in brackets, '≠' where they disagree beyond 5 %."""
+    from neurontui.analysis.compare_columns import fmt_ns
+
+    def pair(row: dict, ours: str, theirs: str, column: str) -> str:
+        prof = row["profiler"]
+        text = fmt_ns(row[ours]) if ours != "calls" else str(row[ours])
+        if prof is not None:
+            other = prof[theirs]
+            text += f" [{fmt_ns(other) if ours != 'calls' else int(other)}]"
+            text += " ≠" if column in row["disagree"] else ""
+        return text
+
+    for name, rows in ops.items():
+        header = ["op", "calls", "host total", "host self", "device self", "device total", "dispatches"]
+        body = [
+            [
+                r["name"],
+                pair(r, "calls", "calls", "calls"),
+                pair(r, "host_total_ns", "host_total", "host_total"),
+                pair(r, "host_self_ns", "host_self", "host_self"),
+                pair(r, "device_self_ns", "device_self", "device_self"),
+                pair(r, "device_total_ns", "device_total", "device_total"),
+                str(r["dispatches"]),
+            ]
+            for r in rows[:limit]
+        ]
+        title = f"{name}: top {min(limit, len(rows))} ops by host time (ours [key_averages.csv])"
+        if markdown:
+            sys.stdout.write(f"\n{title}\n\n| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n")
+            sys.stdout.write("".join("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n" for row in body))
+        else:
+            from rich.console import Console
+            from rich.markup import escape
+            from rich.table import Table
+
+            table = Table(title=escape(title), title_justify="left")
+            for h in header:
+                table.add_column(h, justify="left" if h == "op" else "right")
+            for row in body:
+                table.add_row(*(escape(c) for c in row))
+            Console().print(table)
 
 
 def load_runs(paths: list[str]) -> list[RunInput]:
