@@ -36,3 +36,12 @@ def nice_step(min_ns: float) -> int:
         if m * exp >= min_ns:
             return int(m * exp)
     return int(10 * exp)  # pragma: no cover - 10 always satisfies the bound
+
+
+def offset(ns: int, resolution_ns: int) -> str:
+    """An offset in its largest unit, with just enough decimals to tell apart values resolution_ns apart."""
+    value = abs(int(ns))
+    scale, unit = next(((s, u) for s, u in _UNITS if value >= s), (1, "ns"))
+    decimals = max(0, math.ceil(math.log10(scale / max(resolution_ns, 1)))) if resolution_ns < scale else 0
+    text = f"{value / scale:.{decimals}f}"
+    return f"{'-' if ns < 0 else ''}{text}{unit}"

@@ -249,19 +249,18 @@ class ExplorerScreen(Screen):
         self._update_status()
 
     def _update_status(self) -> None:
-        self.query_one("#status", Static).update(Text(status_line(self.state, self.source_label, self.message)))
+        self.query_one("#status", Static).update(
+            Text(status_line(self.state, self.source_label, self.message), no_wrap=True, overflow="ellipsis")
+        )
 
 
 def status_line(state: ExplorerState | None, source: str, message: str) -> str:
-    """One line: file, event count, visible window, search position and the last key's outcome."""
+    """One line, most important first: file, events, search position, mark, the last key's outcome, the window."""
     if state is None:
         return f"neurontui · {message}" if message else "neurontui"
     origin = state.window[0]
-    parts = [
-        source,
-        f"{len(state.trace.events):,} events",
-        f"view +{timefmt.duration(state.view.t0 - origin)}…+{timefmt.duration(state.view.t1 - origin)}",
-    ]
+    resolution = max(1, state.view.span // 100)
+    parts = [source, f"{len(state.trace.events):,} events"]
     if state.search is not None:
         total = len(state.search.matches)
         at = state.search.position + 1 if total else 0
@@ -270,4 +269,5 @@ def status_line(state: ExplorerState | None, source: str, message: str) -> str:
         parts.append(f"marked {timefmt.duration(state.marked.t1 - state.marked.t0)}")
     if message:
         parts.append(message)
+    parts.append(f"view +{timefmt.offset(state.view.t0 - origin, resolution)}…+{timefmt.offset(state.view.t1 - origin, resolution)}")
     return " · ".join(parts)

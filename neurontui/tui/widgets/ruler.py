@@ -48,7 +48,7 @@ class Ruler(Widget):
         if y == 0:
             line = [" "] * cells
             for t, c in zip(ticks.tolist(), columns.tolist()):
-                label = "+" + timefmt.duration(t - origin) if t > origin else "0"
+                label = "+" + timefmt.offset(t - origin, step) if t > origin else "0"
                 if c + len(label) <= cells and all(ch == " " for ch in line[max(0, c - 1) : c + len(label)]):
                     line[c : c + len(label)] = label
             head = fit_label(f"span {timefmt.duration(view.span)}", gutter - 1) + " "
