@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from textual.screen import Screen
+
 from neurontui.model.lanes import Lane
 from neurontui.tui import viewport as vp
 from neurontui.tui.app import NeuronTUI
@@ -248,3 +250,23 @@ async def test_other_real_traces_open_and_zoom(name):
         assert state is not None and state.layout.lines
         await pilot.press("w", "n", "full_stop")
         assert any(line.strip() for line in timeline_text(app))
+
+
+async def test_detail_pane_scrolls_from_the_keyboard_and_e_returns_to_the_explorer():
+    app = NeuronTUI(ALEXNET)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(app, pilot)
+        explorer = app.explorer
+        trace = explorer.state.trace
+        kernel = next(i for i in range(len(trace.events)) if trace.event(i).category == "kernel")
+        explorer.select_event(kernel)
+        await pilot.pause()
+        pane = explorer.query_one("#detail")
+        assert pane.max_scroll_y > 0  # a kernel's args do not fit at 80×24
+        await pilot.press("J")
+        assert pane.scroll_offset.y > 0
+        await pilot.press("K")
+        assert pane.scroll_offset.y == 0
+        await app.push_screen(Screen())  # any other screen, as a capture or compare screen would be
+        await pilot.press("e")
+        assert app.screen is explorer

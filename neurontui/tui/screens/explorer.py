@@ -55,6 +55,8 @@ class ExplorerScreen(Screen):
         Binding("left_square_bracket", "follow(-1)", "Follow link upstream", show=False, id="explorer.follow-up"),
         Binding("m", "mark", "Mark range", show=False, id="explorer.mark"),
         Binding("p", "pin", "Pin track", show=False, id="explorer.pin"),
+        Binding("J", "scroll_detail(1)", "Scroll details down", show=False, id="explorer.detail-down"),
+        Binding("K", "scroll_detail(-1)", "Scroll details up", show=False, id="explorer.detail-up"),
         *(
             Binding(str(n), f"jump_chain({n})", f"Jump to linked event {n}", show=False, id=f"explorer.chain-{n}")
             for n in range(1, 10)
@@ -218,6 +220,10 @@ class ExplorerScreen(Screen):
                 self._act()
             else:
                 self._act(False, f"no linked event {n}")
+
+    def action_scroll_detail(self, direction: int) -> None:
+        pane = self.query_one(DetailPane)
+        pane.scroll_to(y=pane.scroll_offset.y + direction * max(1, pane.scrollable_content_region.height - 1), animate=False)
 
     def action_search(self) -> None:
         bar = self.query_one(SearchBar)
