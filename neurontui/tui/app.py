@@ -11,6 +11,7 @@ from functools import partial
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
 
@@ -170,26 +171,35 @@ class NeuronTUI(App[None]):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
-        self.push_screen(HelpScreen(self.binding_groups(self.screen)))
+        self.push_screen(HelpScreen([(title, bindings) for title, _owner, bindings in self.binding_groups(self.screen)]))
 
-    def binding_groups(self, screen: Screen) -> list[tuple[str, list[Binding]]]:
-        """The keys a person can press on `screen`: its own, then the app's."""
-        own = [b for b in type(screen).BINDINGS if isinstance(b, Binding)]
-        timeline = [b for w in screen.query("Timeline") for b in type(w).BINDINGS if isinstance(b, Binding)]
-        app = [b for b in self.BINDINGS if isinstance(b, Binding)]
-        title = screen.__class__.__name__.removesuffix("Screen").lower() or "screen"
-        return [(title, own + timeline), ("app", app)]
+    def binding_groups(self, screen: Screen) -> list[tuple[str, DOMNode, list[Binding]]]:
+        """The keys a person can press on `screen`, with who runs them: the screen, its own widgets, the app."""
+        groups: list[tuple[str, DOMNode, list[Binding]]] = [(_title(screen), screen, _declared(screen))]
+        seen: set[type] = set()
+        for widget in screen.query("*"):
+            kind = type(widget)
+            if kind in seen or not kind.__module__.startswith("neurontui."):
+                continue
+            seen.add(kind)
+            if bindings := _declared(widget):
+                groups.append((_title(widget), widget, bindings))
+        groups.append(("app", self, _declared(self)))
+        return groups
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for _title, bindings in self.binding_groups(screen):
+        for _title, owner, bindings in self.binding_groups(screen):
             for b in bindings:
-                if b.action.startswith("app.") or b in self.BINDINGS:
-                    target = partial(self.run_action, b.action.removeprefix("app."))
-                else:
-                    target = partial(screen.run_action, b.action)
-                keys = b.key.replace(",", " / ")
-                yield SystemCommand(b.description, f"key: {keys}", target)
+                yield SystemCommand(b.description, f"key: {b.key.replace(',', ' / ')}", partial(owner.run_action, b.action))
+
+
+def _declared(node: DOMNode) -> list[Binding]:
+    return [b for b in type(node).BINDINGS if isinstance(b, Binding)]
+
+
+def _title(node: DOMNode) -> str:
+    return type(node).__name__.removesuffix("Screen").lower()
 
 
 def _has_files(directory: str) -> bool:

@@ -94,8 +94,8 @@ def _range(state: ExplorerState) -> Text:
     return text
 
 
-class DetailPane(VerticalScroll, can_focus=False):
-    """A scrollable panel whose text is rebuilt whenever the selection changes."""
+class DetailPane(VerticalScroll, can_focus=False, inherit_bindings=False):
+    """A scrollable panel whose text is rebuilt whenever the selection changes; the screen scrolls it (J/K)."""
 
     def compose(self):
         yield Static(id="detail-text")
