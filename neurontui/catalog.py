@@ -68,10 +68,6 @@ class Run:
     implementation: str = ""
     backend: str = ""
 
-    @property
-    def openable(self) -> bool:
-        return self.status == "complete"
-
 
 @dataclass(frozen=True)
 class Session:
@@ -174,11 +170,6 @@ class Catalog:
         now_mono = time.monotonic() if now_mono is None else now_mono
         now_wall = time.time_ns()
         return any(not e.settled and self._quiet(e, now_mono, now_wall) for e in self._entries.values())
-
-    @property
-    def pending(self) -> bool:
-        """True while some entry waits to settle (a re-check will be needed without any file event)."""
-        return any(not e.settled for e in self._entries.values())
 
     # ---- walking -------------------------------------------------------------------------
     def _walk(

@@ -54,9 +54,7 @@ class RunWatcher:
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self.tick_ms = tick_ms
-        self.last_error = ""
         self._stop = threading.Event()
-        self._refresh = threading.Event()
         self._thread: threading.Thread | None = None
 
     # ---- control (any thread) ---------------------------------------------------------
@@ -74,10 +72,6 @@ class RunWatcher:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    def request_refresh(self) -> None:
-        """Re-walk at the next tick even without a file event (e.g. the user pressed refresh)."""
-        self._refresh.set()
-
     @property
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -93,8 +87,7 @@ class RunWatcher:
                 continue
             try:
                 self._watch()
-            except (OSError, RuntimeError) as exc:  # the root vanished or the OS refused to watch it
-                self.last_error = str(exc)
+            except (OSError, RuntimeError):  # the root vanished or the OS refused to watch it: try again
                 self._stop.wait(self.tick_ms / 1000)
 
     def _watch(self) -> None:
@@ -114,8 +107,7 @@ class RunWatcher:
             if self._stop.is_set():
                 return
             # The first wake-up also covers files created between the first walk and the watch start.
-            if changes or first or self._refresh.is_set() or self.catalog.recheck_due():
-                self._refresh.clear()
+            if changes or first or self.catalog.recheck_due():
                 self._publish(force=False)
             first = False
             if not os.path.isdir(self.root):

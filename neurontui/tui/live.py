@@ -114,10 +114,11 @@ class LiveRuns:
     def apply(self, update: CatalogUpdate) -> None:
         """Show the update, then notify, follow or reload as react() decides."""
         self.updates += 1
+        runs = {run.key: run for run in update.runs}
+        if self.open_key is None:
+            self.open_key = self._key_for_open_trace(runs)
         reaction = react(self.runs, update, self.open_key, self.follow)
-        self.runs = {run.key: run for run in update.runs}
-        if self.open_key is None and self.runs:
-            self.open_key = self._key_for_start_path()
+        self.runs = runs
         if self.open_key in update.removed:
             self.open_key = None
         for notice in reaction.notices:
@@ -131,8 +132,8 @@ class LiveRuns:
     def open(self, run: Run) -> None:
         """Open a run from the list or by follow mode; a run not yet complete says why it cannot be opened."""
         if run.status != "complete":
-            reason = f": {run.reason}" if run.reason else ""
-            self.app.notify(f"{run_label(run)} is {run.status.replace('_', ' ')}{reason}", severity="warning")
+            reason = f" — {run.reason}" if run.reason else ""
+            self.app.notify(f"{run_label(run)} cannot be opened: {run.status.replace('_', ' ')}{reason}", severity="warning")
             return
         self.open_key = run.key
         self.app.open_path(run.path)
@@ -171,13 +172,13 @@ class LiveRuns:
     def panel(self) -> RunList:
         return self.app.explorer.query_one(RunList)
 
-    def _key_for_start_path(self) -> str | None:
-        """The run the app was started on, when it lies inside the watched directory."""
-        start = self.app.start_path
-        if start is None or self.runs is None:
+    def _key_for_open_trace(self, runs: dict[str, Run]) -> str | None:
+        """The run the explorer shows when it was opened some other way (PATH, or the newest capture at start)."""
+        state = self.app.explorer.state
+        if state is None:
             return None
-        target = os.path.abspath(start)
-        for run in self.runs.values():
+        target = os.path.abspath(state.trace.path)
+        for run in runs.values():
             if target == run.path or target.startswith(run.path + os.sep):
                 return run.key
         return None
