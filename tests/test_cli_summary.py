@@ -35,7 +35,11 @@ def _broken_files(tmp: Path) -> dict[str, Path]:
         "corrupt-gzip": tmp / "corrupt.json.gz",
         "truncated-gzip": tmp / "cut.json.gz",
         "fake-gzip": tmp / "plain.json.gz",
+        "truncated-list": tmp / "bare-list.json",
+        "list-of-numbers": tmp / "numbers.json",
     }
+    cases["truncated-list"].write_text("[1, 2")
+    cases["list-of-numbers"].write_text("[1, 2, 3]")
     cases["empty"].write_bytes(b"")
     cases["truncated"].write_bytes(plain[: len(plain) // 2])
     cases["not-json"].write_text("hello, this is not a trace\n")
@@ -56,7 +60,7 @@ def broken(tmp_path_factory) -> dict[str, Path]:
 @pytest.mark.parametrize(
     "case",
     ["missing", "empty", "truncated", "not-json", "wrong-schema", "wrong-type", "no-events",
-     "corrupt-gzip", "truncated-gzip", "fake-gzip"],
+     "corrupt-gzip", "truncated-gzip", "fake-gzip", "truncated-list", "list-of-numbers"],
 )  # fmt: skip
 def test_broken_file_exits_2_with_one_line(broken, case, capsys):
     path = broken[case]

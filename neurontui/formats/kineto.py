@@ -199,6 +199,8 @@ def _decode_loose(path: str, data: bytes) -> tuple[_File, list[_Event], int]:
         loose = msgspec.json.decode(data, type=_LooseFile | list[msgspec.Raw])
     except msgspec.ValidationError:
         raise TraceError(path, "is JSON but not a PyTorch profiler trace") from None
+    except msgspec.DecodeError as exc:
+        return _decode_nonstandard(path, data, exc)
     if isinstance(loose, list):
         return _convert_each(_File(), [msgspec.json.decode(raw) for raw in loose])
     if not isinstance(loose.traceEvents, list):
