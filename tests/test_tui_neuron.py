@@ -53,7 +53,7 @@ async def test_every_overlapping_hardware_event_is_drawn():
         assert len(rows) == 4 and all(line[12:].strip() for line in rows)
 
 
-async def test_interior_gap_of_the_neuron_shaped_trace_is_found_and_framed():
+async def test_gaps_of_the_neuron_shaped_trace_are_found_framed_and_drawn():
     app = NeuronTUI()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -63,6 +63,10 @@ async def test_interior_gap_of_the_neuron_shaped_trace_is_found_and_framed():
         gap = state.interior_gaps[state.selected_gap]
         assert (gap.start, gap.end) == (T0 + 150_000, T0 + 250_000)
         assert any("100µs" in line for line in timeline_text(app))
+        await pilot.press("0")
+        header = next(line for line in timeline_text(app) if line.startswith("▾ hardware"))
+        cells = header[12:]
+        assert cells.startswith("·") and cells.rstrip().endswith("·")  # leading and trailing idle, drawn dimmer
 
 
 @pytest.mark.skipif(not NEURON_SAMPLE.exists(), reason="the synthetic Neuron sample is not in this checkout")

@@ -24,9 +24,11 @@ from neurontui.tui.palette import Palette
 
 EMPTY = -1
 DENSE = -2
-GAP_BASE = -3  # gap k is encoded as GAP_BASE - k
+EDGE_GAP = -3  # a leading or trailing hole of a step: idle, but not between device work
+GAP_BASE = -4  # interior gap k is encoded as GAP_BASE - k
 DENSE_GLYPH = "▒"
 GAP_GLYPH = "░"
+EDGE_GAP_GLYPH = "·"
 BUSY_GLYPH = "▄"
 SEPARATOR = "▏"
 
@@ -41,6 +43,8 @@ class PaintIndex:
     gap_start: np.ndarray  # interior gaps only, sorted, disjoint
     gap_end: np.ndarray
     gap_ids: list[int]  # interior gap k -> index in `gaps`
+    edge_start: np.ndarray  # leading and trailing gaps, sorted, drawn dimmer in the lane header
+    edge_end: np.ndarray
     execution_lane: Lane
     window: tuple[int, int]  # the trace's [first start, last end), computed once
     lane_union: dict[Lane, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
@@ -52,6 +56,7 @@ class PaintIndex:
         ev = trace.events
         interior = [k for k, g in enumerate(gaps) if g.kind == "interior"]
         interior.sort(key=lambda k: gaps[k].start)
+        edges = sorted((g.start, g.end) for g in gaps if g.kind != "interior")
         lane_of_event = np.fromiter((t.lane for t in trace.tracks), np.int8, len(trace.tracks))[ev.track] if len(ev) else np.zeros(0, np.int8)
         index = cls(
             trace=trace,
@@ -60,6 +65,8 @@ class PaintIndex:
             gap_start=np.array([gaps[k].start for k in interior], np.int64),
             gap_end=np.array([gaps[k].end for k in interior], np.int64),
             gap_ids=interior,
+            edge_start=np.array([e[0] for e in edges], np.int64),
+            edge_end=np.array([e[1] for e in edges], np.int64),
             execution_lane=trace.execution_lane(),
             window=trace.window,
         )
@@ -182,6 +189,9 @@ def paint_lane(index: PaintIndex, lane: Lane, edges: np.ndarray, palette: Palett
     first, count = occupancy(union[0], union[1], edges)
     keys = np.where(count > 0, 0, EMPTY)
     if lane == index.execution_lane:
+        if len(index.edge_start):
+            _, edge_count = occupancy(index.edge_start, index.edge_end, edges)
+            keys = np.where((keys == EMPTY) & (edge_count > 0), EDGE_GAP, keys)
         gap_keys = _gap_keys(index, edges)
         if gap_keys is not None:
             keys = np.where(gap_keys != EMPTY, gap_keys, keys)
@@ -192,6 +202,8 @@ def paint_lane(index: PaintIndex, lane: Lane, edges: np.ndarray, palette: Palett
             segments.append(Segment(BUSY_GLYPH * length, lane_style))
         elif key == EMPTY:
             segments.append(Segment(" " * length, palette.text))
+        elif key == EDGE_GAP:
+            segments.append(Segment(EDGE_GAP_GLYPH * length, palette.gap_fill))
         else:
             k = GAP_BASE - key
             gap = index.gaps[index.gap_ids[k]]
