@@ -12,14 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "fakes"))
+import neuron_export as fx  # tests/neuron_export.py: fixture writers (tests/ is on sys.path)
 
-import neuron_export as fx  # noqa: E402
-
-from neurontui.formats import discover  # noqa: E402
-from neurontui.formats.discover import capture_for, find_captures, load_capture  # noqa: E402
-from neurontui.formats.explorer_cli import MISSING_CLI  # noqa: E402
-from neurontui.model import Lane, TraceError  # noqa: E402
+from neurontui.formats import discover
+from neurontui.formats.discover import capture_for, find_captures, load_capture
+from neurontui.formats.explorer_cli import MISSING_CLI
+from neurontui.model import Lane, TraceError
 
 FAKE_BIN = Path(__file__).parent / "fakes" / "bin"
 DATA = Path(__file__).parent / "data"

@@ -11,9 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "fakes"))
-
-import neuron_export as fx  # noqa: E402
+import neuron_export as fx  # tests/neuron_export.py: fixture writers (tests/ is on sys.path)
 
 
 def summary(*args: str) -> subprocess.CompletedProcess:

@@ -10,12 +10,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "fakes"))
+import neuron_export as fx  # tests/neuron_export.py: fixture writers (tests/ is on sys.path)
 
-import neuron_export as fx  # noqa: E402
-
-from neurontui.formats.neuron import load_explorer_export  # noqa: E402
-from neurontui.model import BUSY, Lane, TraceError  # noqa: E402
+from neurontui.formats.neuron import load_explorer_export
+from neurontui.model import BUSY, Lane, TraceError
 
 
 def lane_counts(trace) -> dict[str, int]:
