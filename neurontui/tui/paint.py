@@ -77,13 +77,6 @@ class PaintIndex:
         index.exec_busy = trace.busy_union(index.execution_lane)
         return index
 
-    def interior_gap(self, gap_index: int) -> int | None:
-        """Position of gaps[gap_index] among the interior gaps, or None for leading/trailing ones."""
-        try:
-            return self.gap_ids.index(gap_index)
-        except ValueError:
-            return None
-
 
 def cell_edges(t0: int, t1: int, cells: int) -> np.ndarray:
     """cells + 1 int64 boundaries splitting [t0, t1) evenly."""
