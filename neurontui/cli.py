@@ -23,7 +23,10 @@ def default_out_dir() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="neurontui",
+        usage="neurontui [PATH] [--out DIR] [--poll] [--plain]\n       neurontui COMMAND ...",
         description="Terminal trace explorer for PyTorch on AWS Trainium (CUDA and CPU too).",
+        epilog="Without a COMMAND, opens the app on PATH (a trace file or directory; default: the "
+        "capture output directory, $NEURONTUI_OUT or ./neurontui_runs). `neurontui PATH --help` lists its options.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
