@@ -83,6 +83,8 @@ def test_neuron_is_unavailable_with_a_reason_without_torch_neuronx(monkeypatch: 
     assert backends.resolve_name("auto") in ("cuda", "cpu")
 
 
+# CPU torch has no PrivateUse1 backend registered, so the profiler warns about the activity we ask for.
+@pytest.mark.filterwarnings("ignore:The privateuseone is not a valid device option")
 def test_neuron_capture_configures_profiler_and_synchronizes_before_every_step(
     fake_neuronx: Any, fake_explorer: Path, tmp_path: Path
 ) -> None:
