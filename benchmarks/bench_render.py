@@ -23,16 +23,17 @@ from neurontui.model.trace import Trace  # noqa: E402
 
 BASE_NS = 1_767_189_312_000_000_000
 SIZE = (200, 60)
+KERNEL_STREAMS = 40  # with the other lanes, more rows than the frame shows: every line is painted
 
 
 def build_trace(total: int, seed: int = 0) -> Trace:
-    """Framework ops nested two deep on 2 threads, launches on 2 threads, kernels on 8 streams."""
+    """Framework ops nested two deep on 2 threads, launches on 2 threads, kernels on enough streams to fill the frame."""
     rng = np.random.default_rng(seed)
     b = TraceBuilder(path="synthetic-5M", source="synthetic")
     names = np.array([b.names.intern(f"op_{k}") for k in range(64)], np.int32)
     cat = b.category("synthetic")
-    per_kernel_stream = total * 6 // 10 // 8
-    for s in range(8):
+    per_kernel_stream = total * 6 // 10 // KERNEL_STREAMS
+    for s in range(KERNEL_STREAMS):
         track = b.track(Lane.HARDWARE, f"stream{s}", f"stream {s}", sort=(s,))
         gaps = rng.integers(200, 3_000, per_kernel_stream)
         durs = rng.integers(500, 20_000, per_kernel_stream)
@@ -45,7 +46,7 @@ def build_trace(total: int, seed: int = 0) -> Trace:
         starts = BASE_NS + np.sort(rng.integers(0, span, per_launch_thread))
         durs = np.minimum(np.diff(starts, append=starts[-1] + 5_000), 4_000)
         b.add_events(starts, starts + durs, track, names[0], cat)
-    per_op_thread = (total - 8 * per_kernel_stream - 2 * per_launch_thread) // 2
+    per_op_thread = (total - KERNEL_STREAMS * per_kernel_stream - 2 * per_launch_thread) // 2
     parents = per_op_thread // 3
     for t in range(2):
         track = b.track(Lane.FRAMEWORK, f"ops{t}", f"thread {t} ops", sort=(t,))

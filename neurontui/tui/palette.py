@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from rich.style import Style
 
@@ -37,24 +37,31 @@ class Palette:
     pinned: Style
     ruler: Style
     marked: Style
+    base: Style = field(default_factory=Style)  # the widget's own style, under every other one
     _by_name: dict[int, Style] = field(default_factory=dict)
+
+    def on(self, base: Style) -> Palette:
+        """This palette drawn over a widget's base style, so painted lines need no second styling pass."""
+        styles = {f.name: base + getattr(self, f.name) for f in fields(self) if f.type == "Style" and f.name != "base"}
+        return replace(self, base=base, _by_name={}, **styles)
 
     def event(self, name_id: int, name: str) -> Style:
         """The box style of every event with this name: the same colour on every frame and run."""
         style = self._by_name.get(name_id)
         if style is None:
             if self.kind == "mono":
-                style = Style(reverse=True)
+                style = self.base + Style(reverse=True)
             else:
                 colour = self.backgrounds[zlib.crc32(name.encode()) % len(self.backgrounds)]
                 style = Style(color="black", bgcolor=colour)
+            style = self.base + style
             self._by_name[name_id] = style
         return style
 
     def lane(self, lane: Lane) -> Style:
         if self.kind == "mono":
-            return Style(bold=True)
-        return Style(color=self.lanes[lane])
+            return self.base + Style(bold=True)
+        return self.base + Style(color=self.lanes[lane])
 
 
 def make_palette(kind: str) -> Palette:

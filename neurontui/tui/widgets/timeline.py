@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from rich.segment import Segment
-from rich.style import Style
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -43,7 +42,7 @@ class Timeline(ScrollView, can_focus=True, inherit_bindings=False):
         self.palette: Palette = make_palette(palette_kind)
         self._cache: LRUCache[tuple[int, int], Strip] = LRUCache(1024)
         self._cache_version = -1
-        self._frame: tuple[Style, int, np.ndarray] | None = None  # base style, width, cell edges of this frame
+        self._frame: tuple[Palette, int, np.ndarray] | None = None  # palette on the base style, width, cell edges
         self.frames_painted = 0  # lines painted since start, read by the benchmark
 
     # ---- state -------------------------------------------------------------------------
@@ -105,26 +104,25 @@ class Timeline(ScrollView, can_focus=True, inherit_bindings=False):
         if self._frame is None:
             width = self.scrollable_content_region.width
             edges = cell_edges(state.view.t0, state.view.t1, max(1, width - gutter_width(width))) if state else np.zeros(1, np.int64)
-            self._frame = (self.rich_style, width, edges)
-        base, width, edges = self._frame
+            self._frame = (self.palette.on(self.rich_style), width, edges)
+        palette, width, edges = self._frame
         if state is None:
-            return Strip.blank(width, base)
+            return Strip.blank(width, palette.base)
         fixed = len(state.layout.pinned)
         index = y if y < fixed else y + int(self.scroll_offset.y)
         key = (index, width)
         strip = self._cache.get(key)
         if strip is None:
             line = state.layout.pinned[index] if index < fixed else _line_at(state, index - fixed)
-            strip = self._paint(state, line, base, width, edges)
+            strip = self._paint(state, line, palette, width, edges)
             self._cache[key] = strip
         return strip
 
-    def _paint(self, state: ExplorerState, line: Line | None, base: Style, width: int, edges: np.ndarray) -> Strip:
+    def _paint(self, state: ExplorerState, line: Line | None, palette: Palette, width: int, edges: np.ndarray) -> Strip:
         self.frames_painted += 1
         if line is None:
-            return Strip.blank(width, base)
+            return Strip.blank(width, palette.base)
         gutter = gutter_width(width)
-        palette = self.palette
         if isinstance(line, LaneLine):
             arrow = "▸" if line.collapsed else "▾"
             label = fit_label(f"{arrow} {line.lane.label} {line.tracks}", gutter - 1) + " "
@@ -138,7 +136,7 @@ class Timeline(ScrollView, can_focus=True, inherit_bindings=False):
             row = state.trace.rows[line.row]
             gap = state.selected_gap if state.focus == "gap" else None
             body = paint_row(state.index, row, edges, palette, state.selected_event, gap)
-        return Strip([Segment(label, style), *body]).apply_style(base)
+        return Strip([Segment(label, style), *body], gutter + len(edges) - 1)
 
 
 def _line_at(state: ExplorerState, i: int) -> Line | None:
