@@ -39,6 +39,7 @@ SCREENS_TABLE: tuple[ScreenEntry, ...] = (
     ScreenEntry("explorer", "e", "Explorer", "neurontui.tui.screens.explorer:ExplorerScreen"),
     ScreenEntry("compare", "t", "Compare runs", "neurontui.tui.screens.compare:CompareScreen"),
     ScreenEntry("gaps", "G", "Gap list", "neurontui.tui.screens.gaps:GapsScreen"),
+    ScreenEntry("capture", "c", "Capture", "neurontui.tui.screens.capture:CaptureScreen"),
 )
 
 
