@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from rich.segment import Segment
+from rich.style import Style
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -43,6 +44,7 @@ class Timeline(ScrollView, can_focus=True, inherit_bindings=False):
         self._cache: LRUCache[tuple[int, int], Strip] = LRUCache(1024)
         self._cache_version = -1
         self._frame: tuple[Palette, int, np.ndarray] | None = None  # palette on the base style, width, cell edges
+        self._based: tuple[Style, Palette, Palette] | None = None
         self.frames_painted = 0  # lines painted since start, read by the benchmark
 
     # ---- state -------------------------------------------------------------------------
@@ -104,7 +106,7 @@ class Timeline(ScrollView, can_focus=True, inherit_bindings=False):
         if self._frame is None:
             width = self.scrollable_content_region.width
             edges = cell_edges(state.view.t0, state.view.t1, max(1, width - gutter_width(width))) if state else np.zeros(1, np.int64)
-            self._frame = (self.palette.on(self.rich_style), width, edges)
+            self._frame = (self._palette_on_base(), width, edges)
         palette, width, edges = self._frame
         if state is None:
             return Strip.blank(width, palette.base)
@@ -117,6 +119,13 @@ class Timeline(ScrollView, can_focus=True, inherit_bindings=False):
             strip = self._paint(state, line, palette, width, edges)
             self._cache[key] = strip
         return strip
+
+    def _palette_on_base(self) -> Palette:
+        """The palette over the current widget style, rebuilt only when either changes (theme, CSS)."""
+        base = self.rich_style
+        if self._based is None or self._based[0] != base or self._based[1] is not self.palette:
+            self._based = (base, self.palette, self.palette.on(base))
+        return self._based[2]
 
     def _paint(self, state: ExplorerState, line: Line | None, palette: Palette, width: int, edges: np.ndarray) -> Strip:
         self.frames_painted += 1
