@@ -9,14 +9,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.app import App
 from textual.widgets import Checkbox, Input, Log, ProgressBar, Static
 
-from neurontui.capture.launcher import MANIFEST_FILE
+from neurontui.capture.launcher import MANIFEST_FILE, ProgressEvent
 from neurontui.capture.spec import CaptureSpec, Schedule
 from neurontui.cli import build_parser
 from neurontui.tui.app import NeuronTUI
 from neurontui.tui.screens.capture import CaptureScreen
 from neurontui.tui.widgets.capture_form import DEFAULT_IMPLS, DEFAULTS, read_form
+from neurontui.tui.widgets.capture_progress import RunProgress
 
 SIZE = (160, 50)
 CAPTURE_TIMEOUT = 120.0  # a real child imports torch and profiles; generous for a busy 2-core machine
@@ -177,3 +179,23 @@ async def test_bad_fields_show_one_sentence_and_start_nothing(tmp_path: Path):
         assert app.focused is screen.query_one("#function")
         assert not screen.running and screen.session is None and not screen.panels
         assert not out.exists()
+
+
+class ProgressHost(App[None]):
+    def compose(self):
+        yield RunProgress("wrong", "/runs/s/wrong", 4)
+
+
+async def test_a_wrong_result_is_flagged_in_red_on_its_progress_panel():
+    app = ProgressHost()
+    async with app.run_test() as pilot:
+        panel = app.query_one(RunProgress)
+        panel.advance(ProgressEvent("wrong", panel.run_dir, "active", 2, 4, pid=123))
+        await pilot.pause()
+        assert panel.query_one(ProgressBar).progress == 2 and panel.title().plain == "wrong  active"
+        panel.finish(ProgressEvent("wrong", panel.run_dir, "finished", status="complete"), False, [])
+        await pilot.pause()
+        title = panel.title()
+        assert title.plain == "wrong  complete  WRONG RESULT"
+        assert any(title.plain[s.start:s.end].strip() == "WRONG RESULT" and "red" in str(s.style) for s in title.spans)
+        assert list(panel.query_one(Log).lines)[-1].startswith("WRONG RESULT")
