@@ -106,7 +106,7 @@ class CaptureScreen(Screen):
 
     DEFAULT_CSS = """
     CaptureScreen #capture-hint { height: auto; padding: 0 1; background: $panel; color: $text-muted; }
-    CaptureScreen #capture-left { width: 70; height: 1fr; }
+    CaptureScreen #capture-left { width: 1fr; max-width: 80; height: 1fr; }
     CaptureScreen #capture-form { height: 1fr; padding: 0 1; }
     CaptureScreen .heading { text-style: bold; margin-top: 1; }
     CaptureScreen .field { height: auto; }
