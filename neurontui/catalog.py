@@ -67,6 +67,7 @@ class Run:
     session: str = ""
     implementation: str = ""
     backend: str = ""
+    synthetic: bool = False  # generated, not measured: the UI must say so wherever it shows the run
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,8 @@ class Catalog:
 
     def _evaluate(self, key: str, cand: _Candidate, first_seen: float, now_mono: float, now_wall: int) -> _Entry:
         base = Run(key=key, path=cand.path, kind=cand.kind, status="in_progress",
-                   mtime_ns=cand.sig[2], size=cand.sig[1], session=cand.session)
+                   mtime_ns=cand.sig[2], size=cand.sig[1], session=cand.session,
+                   synthetic="synthetic" in key.lower())
         probe = _Entry(cand.sig, first_seen, base, settled=False)
         quiet = self._quiet(probe, now_mono, now_wall)
         if cand.kind == discover.RUN:
@@ -277,6 +279,7 @@ def _judge_neurontui(base: Run) -> Run:
         implementation=str(manifest.get("implementation") or manifest.get("name") or ""),
         backend=str(manifest.get("backend") or ""),
         session=str(manifest.get("session") or base.session),
+        synthetic=base.synthetic or bool(manifest.get("synthetic")),
     )
     if status not in MANIFEST_STATUSES:
         return replace(run, status="unreadable", reason=f"manifest.json has an unknown status {status!r}")

@@ -86,6 +86,14 @@ def test_neurontui_runs_follow_their_manifest(tmp_path: Path) -> None:
     assert only.backend == "cpu" and {r.key for r in only.runs} == {r.key for r in runs.values()}
 
 
+def test_synthetic_samples_are_marked_by_manifest_or_name(tmp_path: Path) -> None:
+    _manifest(tmp_path / "s" / "made", status="complete", implementation="naive", synthetic=True)
+    _manifest(tmp_path / "trn1-synthetic" / "fused", status="complete", implementation="fused")
+    _manifest(tmp_path / "s" / "measured", status="complete", implementation="naive")
+    runs = {r.key: r.synthetic for r in Catalog(tmp_path).refresh().runs}
+    assert runs == {"s/made": True, "trn1-synthetic/fused": True, "s/measured": False}
+
+
 def test_manifest_arrival_turns_an_in_progress_run_complete(tmp_path: Path) -> None:
     run_dir = tmp_path / "s" / "naive"
     run_dir.mkdir(parents=True)

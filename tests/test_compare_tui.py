@@ -44,6 +44,7 @@ async def test_compare_view_lists_the_session_and_sorts_by_the_cursor_column():
         table = app.screen.query_one(DataTable)
         assert column(table, "name")[-1] == "naive"  # sorted by speedup, fastest first: naive (1.00×) last
         assert "MFU" in str(app.screen.query_one("#compare-metrics").render())
+        assert "SYNTHETIC" in str(app.screen.query_one("#compare-header").render())
         await pilot.press("right", "right", "right", "right", "s")  # cursor on dispatches/step, sort descending
         assert column(table, "name")[0] == "naive"
         await pilot.press("s")  # again: ascending

@@ -18,7 +18,7 @@ from neurontui.catalog import CatalogUpdate, Run
 from neurontui.tui import app as app_module
 from neurontui.tui.app import NeuronTUI
 from neurontui.tui.live import react
-from neurontui.tui.widgets.runlist import RunList
+from neurontui.tui.widgets.runlist import RunList, run_prompt
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "cpu_only_rank34.json.gz"
@@ -177,3 +177,10 @@ def test_react_reloads_the_open_run_only_when_it_is_complete_again() -> None:
     assert react(previous, _update(_run("a", "complete"), changed=("a",)), "a", False).reload_run is not None
     gone = react(previous, _update(removed=("a",)), "a", False)
     assert gone.reload_run is None and "deleted" in gone.notices[0].text
+
+
+def test_run_list_marks_synthetic_runs() -> None:
+    made = Run(key="trn1-synthetic/naive", path="/x", kind="neurontui-run", status="complete", synthetic=True)
+    measured = Run(key="cpu/naive", path="/y", kind="neurontui-run", status="complete")
+    assert "SYNTHETIC" in run_prompt(made, is_open=False).plain
+    assert "SYNTHETIC" not in run_prompt(measured, is_open=False).plain

@@ -76,6 +76,7 @@ async def test_synthetic_neuron_capture_follows_op_to_hardware():
         await wait_loaded(app, pilot)
         state = app.explorer.state
         assert state.index.execution_lane == Lane.HARDWARE
+        assert str(app.explorer.query_one("#status").render()).startswith("SYNTHETIC")
         trace = state.trace
         lanes = {int(s): trace.event(int(d)).lane for s, d in zip(trace.links.src, trace.links.dst)}
         start = next(s for s, lane in lanes.items() if trace.event(s).lane in (Lane.FRAMEWORK, Lane.DEVICE, Lane.RUNTIME))

@@ -58,6 +58,7 @@ class RunFigures:
     window: str  # the window, lane and thresholds the figures were measured with
     summary_metrics: list[dict[str, Any]] = field(default_factory=list)  # Neuron export Summary rows (MFU, HFU, MBU)
     speedup: float | None = None  # baseline device busy per step / this run's
+    synthetic: bool = False  # generated sample data, not a measurement
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,12 @@ class Comparison:
     baseline: str
     settings: GapSettings
     runs: list[RunFigures]
+
+    @property
+    def synthetic_note(self) -> str:
+        """A warning naming the runs that hold generated, not measured, data ('' when none do)."""
+        names = [r.name for r in self.runs if r.synthetic]
+        return f"SYNTHETIC (not measured on hardware): {', '.join(names)}" if names else ""
 
     def to_json(self) -> dict[str, Any]:
         """The script contract: baseline name, thresholds and one object per run."""
@@ -142,6 +149,7 @@ def run_figures(run: RunInput, settings: GapSettings) -> RunFigures:
         max_abs_error=_number(correctness.get("max_abs_error")),
         window=window,
         summary_metrics=_summary_rows(trace.meta.get("summary_metrics")),
+        synthetic=bool(trace.meta.get("synthetic") or manifest.get("synthetic")),
     )
 
 
@@ -197,6 +205,7 @@ def _run_json(r: RunFigures) -> dict[str, Any]:
     return {
         "name": r.name,
         "impl": r.impl,
+        "synthetic": r.synthetic,
         "lane": r.lane,
         "steps": r.steps,
         "window_ns_per_step": r.window_ns_per_step,

@@ -154,7 +154,8 @@ def _print_table(comparison: Comparison) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"baseline: {comparison.baseline}", title_justify="left")
+    title = f"baseline: {comparison.baseline}" + (f" · {comparison.synthetic_note}" if comparison.synthetic_note else "")
+    table = Table(title=title, title_justify="left")
     for col in COLUMNS:
         table.add_column(col.header, justify="right" if col.numeric else "left")
     for row in _rows(comparison):

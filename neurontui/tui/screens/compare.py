@@ -137,8 +137,9 @@ class CompareScreen(Screen):
         table.cursor_coordinate = cursor
         order = "descending" if self.reverse else "ascending"
         first = comparison.runs[0].window if comparison.runs else ""
+        note = f"{comparison.synthetic_note}\n" if comparison.synthetic_note else ""
         self.query_one("#compare-header", Static).update(
-            f"{self.session} — baseline {comparison.baseline}; speedup = baseline device busy per step / run's; "
+            f"{note}{self.session} — baseline {comparison.baseline}; speedup = baseline device busy per step / run's; "
             f"sorted by {column.header} ({order}).\n{first}"
         )
         lines = [line for line in (metrics_line(r) for r in runs) if line]

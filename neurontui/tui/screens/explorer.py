@@ -267,6 +267,8 @@ def status_line(state: ExplorerState | None, source: str, message: str) -> str:
     origin = state.window[0]
     resolution = max(1, state.view.span // 100)
     parts = [source, f"{len(state.trace.events):,} events"]
+    if state.trace.meta.get("synthetic"):
+        parts.insert(0, "SYNTHETIC (not measured)")
     if state.search is not None:
         total = len(state.search.matches)
         at = state.search.position + 1 if total else 0

@@ -38,6 +38,8 @@ def run_prompt(run: Run, is_open: bool) -> Text:
     text = Text()
     text.append(f"{glyph} ", style=colour)
     text.append(run_label(run), style="bold" if is_open else "")
+    if run.synthetic:
+        text.append(" SYNTHETIC", style="bold yellow")
     if is_open:
         text.append("  ◀ open", style="italic")
     details = [run.kind, run.backend, STATUS_WORDS.get(run.status, run.status)]
