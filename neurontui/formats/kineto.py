@@ -306,9 +306,13 @@ class _Assembler:
         b = self.builder
         base = self.header.baseTimeNanoseconds
         b.meta.update(self._header_meta(base, n_instants))
+        metadata = _metadata(list(compress(evs, (kinds == _K_META).tolist())))
         xs = list(compress(evs, (kinds == _K_X).tolist()))
         fl = list(compress(evs, (kinds == _K_FLOW).tolist()))
-        metadata = _metadata(list(compress(evs, (kinds == _K_META).tolist())))
+        # The metadata structs (most of a big trace's events) are freed here, before columns grow.
+        self.events = None
+        self.header.traceEvents = None
+        del evs
         # Columns are consumed one by one and dropped, to keep the peak memory low.
         ts, dur, pid_vals, tid_vals, cats, raw_names, args = _columns(_X_FIELDS, xs)
         del xs
@@ -336,9 +340,7 @@ class _Assembler:
         tracks = self._tracks(lane, x_pid, x_tid, keep, pid_vals, tid_vals, metadata)
         flows = _FlowColumns.extract(fl, f_pid, f_tid, base or 0)
         # Every column is in numpy now: drop the decoded objects before the builder allocates.
-        self.events = None
-        self.header.traceEvents = None
-        del evs, fl, pid_vals, tid_vals
+        del fl, pid_vals, tid_vals
         first = b.add_events(
             start,
             end,
