@@ -70,12 +70,8 @@ class _FlowStart(msgspec.Struct, gc=False, tag_field="ph", tag="s"):
     id: ID = None
 
 
-class _FlowEnd(msgspec.Struct, gc=False, tag_field="ph", tag="f"):
-    cat: Any = None
-    pid: ID = None
-    tid: ID = None
-    ts: float | None = None
-    id: ID = None
+class _FlowEnd(_FlowStart, tag="f"):
+    """The same fields as a flow start; only the phase differs."""
 
 
 class _Instant(msgspec.Struct, gc=False, tag_field="ph", tag="i"):

@@ -293,19 +293,14 @@ def _add_instructions(builder, table, start, end, pcore, base) -> int:
     """One hardware sub-track per (core, timeline track or engine); the opcode names the event."""
     track_col = "timeline_track" if "timeline_track" in table.column_names else "engine"
     engine, engine_values = ac.codes(table, track_col)
-    core_codes, core_values = pd.factorize(pcore)
-    group, n_groups = ac.combine(core_codes.astype(np.int64), engine)
-    track_of_group = np.zeros(n_groups, dtype=np.int32)
-    for g, row in enumerate(ac.first_index(group, n_groups).tolist()):
-        core = int(pcore[row])
-        label = _value(engine_values, engine[row]) or "instructions"
-        track_of_group[g] = builder.track(
-            Lane.HARDWARE, f"hardware:core:{core}:engine:{label}", f"NC{core} {label}", f"NeuronCore {core}", sort=(1, core, 1, _engine_rank(str(label)), str(label))
-        )
+    tracks = _core_subtracks(
+        builder, pcore, engine, engine_values, "instructions",
+        lambda core, label: (f"engine:{label}", f"NC{core} {label}", (1, core, 1, _engine_rank(label), label)),
+    )
     name_col = "opcode" if "opcode" in table.column_names else "hlo_name"
     name_codes, name_values = ac.codes(table, name_col)
     name_ids = np.append(builder.names.intern_many([str(v) for v in name_values]), builder.names.intern("instruction"))
-    return _add_rows(builder, table, start, end, track_of_group[group], name_ids[name_codes], "instruction", base)
+    return _add_rows(builder, table, start, end, tracks, name_ids[name_codes], "instruction", base)
 
 
 def _engine_rank(label: str) -> int:
@@ -316,18 +311,26 @@ def _engine_rank(label: str) -> int:
 def _add_dma(builder, table, start, end, pcore, base) -> int:
     """One hardware sub-track per (core, DMA queue); the queue type names the event."""
     queue, queue_values = ac.codes(table, "queue_name")
+    tracks = _core_subtracks(
+        builder, pcore, queue, queue_values, "queue",
+        lambda core, label: (f"dma:{label}", f"NC{core} DMA {label}", (1, core, 2, 0, label)),
+    )
+    kind, kind_values = ac.codes(table, "queue_type")
+    name_ids = np.append(builder.names.intern_many([f"dma {v}" for v in kind_values]), builder.names.intern("dma"))
+    return _add_rows(builder, table, start, end, tracks, name_ids[kind], "dma", base)
+
+
+def _core_subtracks(builder, pcore, codes, values, fallback: str, describe) -> np.ndarray:
+    """One hardware track per (physical core, code), named by `describe(core, label)`; the track of each row."""
     core_codes, _ = pd.factorize(pcore)
-    group, n_groups = ac.combine(core_codes.astype(np.int64), queue)
+    group, n_groups = ac.combine(core_codes.astype(np.int64), codes)
     track_of_group = np.zeros(n_groups, dtype=np.int32)
     for g, row in enumerate(ac.first_index(group, n_groups).tolist()):
         core = int(pcore[row])
-        label = _value(queue_values, queue[row]) or "queue"
-        track_of_group[g] = builder.track(
-            Lane.HARDWARE, f"hardware:core:{core}:dma:{label}", f"NC{core} DMA {label}", f"NeuronCore {core}", sort=(1, core, 2, 0, str(label))
-        )
-    kind, kind_values = ac.codes(table, "queue_type")
-    name_ids = np.append(builder.names.intern_many([f"dma {v}" for v in kind_values]), builder.names.intern("dma"))
-    return _add_rows(builder, table, start, end, track_of_group[group], name_ids[kind], "dma", base)
+        label = str(_value(values, codes[row]) or fallback)
+        key, name, sort = describe(core, label)
+        track_of_group[g] = builder.track(Lane.HARDWARE, f"hardware:core:{core}:{key}", name, f"NeuronCore {core}", sort=sort)
+    return track_of_group[group]
 
 
 def _add_rows(builder, table, start, end, tracks, names, category, base) -> int:
