@@ -232,6 +232,14 @@ async def test_help_palette_and_quit():
     assert app.return_code == 0
 
 
+async def test_command_palette_lists_each_command_once():
+    app = NeuronTUI(SAMPLED)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert len(titles) == len(set(titles)) and "Quit" in titles and "Largest gap" in titles
+
+
 def test_every_binding_has_an_id_and_a_description():
     from neurontui.tui.screens.explorer import ExplorerScreen
 

@@ -189,10 +189,14 @@ class NeuronTUI(App[None]):
         return groups
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        titles: set[str] = set()
+        for command in super().get_system_commands(screen):
+            titles.add(command.title.lower())
+            yield command
         for _title, owner, bindings in self.binding_groups(screen):
             for b in bindings:
-                yield SystemCommand(b.description, f"key: {b.key.replace(',', ' / ')}", partial(owner.run_action, b.action))
+                if b.description.lower() not in titles:  # Textual's own Quit, Keys… are not listed twice
+                    yield SystemCommand(b.description, f"key: {b.key.replace(',', ' / ')}", partial(owner.run_action, b.action))
 
 
 def _declared(node: DOMNode) -> list[Binding]:
