@@ -113,3 +113,16 @@ def test_cli_ops_puts_the_profilers_figures_beside_ours_and_flags_disagreement(c
     assert main(["compare", str(run), "--ops", "--markdown"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("| aten::mul "))
     assert "20 [21] ≠" in line
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_cli_table_fits_the_terminal_and_says_what_it_left_out(capsys, monkeypatch, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["compare", str(TRN1_SESSION)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert all(len(line.rstrip()) <= width for line in lines)
+    header = next(line for line in lines if "speedup" in line)
+    assert "disp/step" in header and "gap cause" in header  # the verdict's columns always stay
+    assert "SYNTHETIC" in out
+    assert ("left out to fit the terminal" in out) == (width == 80)

@@ -150,20 +150,42 @@ def _rows(comparison: Comparison) -> list[list[str]]:
     return [[c.text(r) for c in COLUMNS] for r in comparison.runs]
 
 
+# Columns left out first when the terminal is too narrow for all of them, least needed first.
+NARROW_DROPS = ("steps", "largest", "util", "host", "gaps")
+
+
 def _print_table(comparison: Comparison) -> None:
+    """A compact table that fits the terminal: cells never wrap; the least needed columns go first."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    title = f"baseline: {comparison.baseline}" + (f" · {comparison.synthetic_note}" if comparison.synthetic_note else "")
-    table = Table(title=title, title_justify="left")
-    for col in COLUMNS:
-        table.add_column(col.header, justify="right" if col.numeric else "left")
-    for row in _rows(comparison):
-        table.add_row(*row)
     console = Console()
+    rows = _rows(comparison)
+    shown = list(range(len(COLUMNS)))
+    for key in NARROW_DROPS:
+        if _width(shown, rows) <= console.width:
+            break
+        shown.remove(next(i for i, c in enumerate(COLUMNS) if c.key == key))
+    title = f"baseline: {comparison.baseline}" + (f" · {comparison.synthetic_note}" if comparison.synthetic_note else "")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for i in shown:
+        table.add_column(COLUMNS[i].header, justify="right" if COLUMNS[i].numeric else "left", no_wrap=True)
+    for row in rows:
+        table.add_row(*(row[i] for i in shown))
     console.print(table)
+    thresholds = comparison.settings.describe()
     for r in comparison.runs:
-        console.print(f"[dim]{r.name}: {r.window}[/dim]", highlight=False)
+        console.print(f"[dim]{r.name}: {r.window.replace('; ' + thresholds, '')}[/dim]", highlight=False)
+    left_out = [COLUMNS[i].header for i in range(len(COLUMNS)) if i not in shown]
+    more = f"; left out to fit the terminal: {', '.join(left_out)} (see --markdown or --json)" if left_out else ""
+    console.print(f"[dim]{thresholds}{more}[/dim]", highlight=False)
+
+
+def _width(shown: list[int], rows: list[list[str]]) -> int:
+    """The table's width: the widest cell of each column plus a space between columns."""
+    widths = [max(len(COLUMNS[i].header), *(len(row[i]) for row in rows)) for i in shown]
+    return sum(widths) + 2 * (len(widths) - 1)
 
 
 def _write_csv(comparison: Comparison) -> None:
