@@ -146,7 +146,8 @@ class NeuronTUI(App[None]):
 
     # ---- runs arriving on disk (tui/live.py) ---------------------------------------------------
     def on_runs_changed(self, message: RunsChanged) -> None:
-        self.live.apply(message.update)
+        if self.explorer.is_mounted:  # an update can still arrive while the app closes
+            self.live.apply(message.update)
 
     def on_run_list_open(self, message: RunList.Open) -> None:
         self.live.open(message.run)
