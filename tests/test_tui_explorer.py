@@ -232,6 +232,20 @@ async def test_help_palette_and_quit():
     assert app.return_code == 0
 
 
+async def test_page_keys_scroll_the_timeline_rows():
+    app = NeuronTUI(SAMPLED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(app, pilot)
+        timeline = app.explorer.query_one(Timeline)
+        assert timeline.virtual_size.height > timeline.scrollable_content_region.height  # more rows than fit
+        page = timeline.scrollable_content_region.height - 1  # one line of the previous page stays in view
+        assert timeline.scroll_offset.y == timeline.max_scroll_y  # scrolled to the cursor on the execution lane
+        await pilot.press("pageup")
+        assert timeline.scroll_offset.y == max(0, timeline.max_scroll_y - page)
+        await pilot.press("pageup", "pagedown")
+        assert timeline.scroll_offset.y == min(page, timeline.max_scroll_y)
+
+
 async def test_command_palette_lists_each_command_once():
     app = NeuronTUI(SAMPLED)
     async with app.run_test(size=(120, 40)) as pilot:
