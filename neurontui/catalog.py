@@ -278,7 +278,7 @@ def _judge_neurontui(base: Run) -> Run:
         base,
         implementation=str(manifest.get("implementation") or manifest.get("name") or ""),
         backend=str(manifest.get("backend") or ""),
-        session=str(manifest.get("session") or base.session),
+        session=base.session or str(manifest.get("session") or ""),  # where it lives now: copies get renamed
         synthetic=base.synthetic or bool(manifest.get("synthetic")),
     )
     if status not in MANIFEST_STATUSES:

@@ -94,6 +94,17 @@ def test_synthetic_samples_are_marked_by_manifest_or_name(tmp_path: Path) -> Non
     assert runs == {"s/made": True, "trn1-synthetic/fused": True, "s/measured": False}
 
 
+def test_a_renamed_copy_of_a_session_groups_its_runs_under_the_new_name(tmp_path: Path) -> None:
+    session = tmp_path / "renamed"
+    session.mkdir()
+    (session / "session.json").write_text(json.dumps({"backend": "cpu"}))
+    _manifest(session / "naive", status="complete", implementation="naive", session="20261202-101500-cpu")
+    update = Catalog(tmp_path).refresh()
+    [run] = update.runs
+    [only] = update.sessions
+    assert run.session == "renamed" and only.runs == (run,)
+
+
 def test_manifest_arrival_turns_an_in_progress_run_complete(tmp_path: Path) -> None:
     run_dir = tmp_path / "s" / "naive"
     run_dir.mkdir(parents=True)

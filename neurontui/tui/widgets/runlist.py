@@ -33,16 +33,18 @@ def run_label(run: Run) -> str:
 
 
 def run_prompt(run: Run, is_open: bool) -> Text:
-    """Two lines: glyph and name, then kind, backend, status, reason and time, dimmed."""
+    """Glyph and name; SYNTHETIC on its own line when so; then kind, backend, status, reason and time, dimmed."""
     glyph, colour = GLYPHS.get(run.status, ("?", ""))
     text = Text()
     text.append(f"{glyph} ", style=colour)
     text.append(run_label(run), style="bold" if is_open else "")
-    if run.synthetic:
-        text.append(" SYNTHETIC", style="bold yellow")
     if is_open:
         text.append("  ◀ open", style="italic")
-    details = [run.kind, run.backend, STATUS_WORDS.get(run.status, run.status)]
+    if run.synthetic:
+        text.append("\n  SYNTHETIC", style="bold yellow")
+        text.append(" · generated, not measured", style="dim")
+    kind = "" if run.kind == "neurontui-run" else run.kind  # a capture of ours is the usual case
+    details = [kind, run.backend, STATUS_WORDS.get(run.status, run.status)]
     if run.reason and run.status != "complete":
         details.append(run.reason)
     details.append(time.strftime("%H:%M:%S", time.localtime(run.mtime_ns / 1e9)) if run.mtime_ns else "")
