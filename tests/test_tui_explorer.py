@@ -292,3 +292,11 @@ async def test_detail_pane_scrolls_from_the_keyboard_and_e_returns_to_the_explor
         await app.push_screen(Screen())  # any other screen, as a capture or compare screen would be
         await pilot.press("e")
         assert app.screen is explorer
+
+
+def test_status_line_names_a_run_by_session_and_run_and_a_loose_file_by_its_name():
+    from neurontui.tui.screens.explorer import display_name
+
+    assert display_name(str(DATA.parent.parent / "sample_traces" / "cpu-rmsnorm" / "naive" / "trace.json")) == "cpu-rmsnorm/naive"
+    assert display_name(str(DATA.parent.parent / "sample_traces" / "trn1-rmsnorm-synthetic" / "fused")) == "trn1-rmsnorm-synthetic/fused"
+    assert display_name(SAMPLED) == "cuda_sampled_rank0.json.gz"

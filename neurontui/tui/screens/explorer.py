@@ -99,7 +99,7 @@ class ExplorerScreen(Screen):
         """Show a new trace fitted to the screen; `index` is the prepared painting data when a worker made it."""
         index = index if index is not None else prepare(trace)
         self.state = ExplorerState.open(index)
-        self.source_label = os.path.basename(trace.path.rstrip(os.sep)) or trace.path
+        self.source_label = display_name(trace.path)
         self.message = f"{len(trace.warnings)} reader warning(s)" if trace.warnings else ""
         self._show_panels(True)
         self._refresh()
@@ -111,7 +111,7 @@ class ExplorerScreen(Screen):
             return
         index = index if index is not None else prepare(trace)
         self.state = self.state.carried_to(index, keep_view)
-        self.source_label = os.path.basename(trace.path.rstrip(os.sep)) or trace.path
+        self.source_label = display_name(trace.path)
         self._refresh()
 
     def jump_to(self, t0: int, t1: int) -> None:
@@ -258,6 +258,18 @@ class ExplorerScreen(Screen):
         self.query_one("#status", Static).update(
             Text(status_line(self.state, self.source_label, self.message), no_wrap=True, overflow="ellipsis")
         )
+
+
+def display_name(path: str) -> str:
+    """What the status line calls a trace: a run as `session/run`, a loose file by its name."""
+    path = path.rstrip(os.sep) or path
+    if os.path.basename(path).startswith("trace."):  # a run's trace.json says nothing on its own
+        path = os.path.dirname(path)
+    elif os.path.isfile(path):
+        return os.path.basename(path)
+    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    name = os.path.basename(path) or path
+    return f"{parent}/{name}" if parent else name
 
 
 def status_line(state: ExplorerState | None, source: str, message: str) -> str:
