@@ -156,3 +156,13 @@ def test_table_output_is_readable():
     result = _run("summary", str(DATA / "mtia_inference_rank_0.json.gz"))
     assert result.returncode == 0
     assert "hardware" in result.stdout and "top framework ops" in result.stdout
+
+
+def test_summary_table_names_the_source_and_marks_synthetic_samples(capsys):
+    sample = Path(__file__).resolve().parent.parent / "sample_traces" / "trn1-rmsnorm-synthetic" / "naive"
+    assert main(["summary", str(sample)]) == 0
+    head = capsys.readouterr().out.splitlines()[:2]
+    assert head[0].endswith("[neuron-capture]") and head[1].startswith("SYNTHETIC")
+    assert main(["summary", str(DATA / "cuda_sampled_rank0.json.gz")]) == 0
+    out = capsys.readouterr().out
+    assert "[kineto]" in out and "SYNTHETIC" not in out

@@ -32,12 +32,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_table(data: dict) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
     t0, t1 = data["window_ns"]
-    title = f"{data['path']}  [{data['source']}]" + ("  SYNTHETIC" if data.get("synthetic") else "")
-    lanes = Table(title=title, title_justify="left")
+    console.print(f"[bold]{escape(data['path'])}[/bold]  {escape('[' + data['source'] + ']')}", highlight=False)
+    if data.get("synthetic"):
+        console.print("[bold yellow]SYNTHETIC[/bold yellow]: generated sample data, not measured on hardware")
+    lanes = Table(title_justify="left")
     for col in ("lane", "events", "tracks", "busy"):
         lanes.add_column(col, justify="right" if col != "lane" else "left")
     for name, lane in data["lanes"].items():
