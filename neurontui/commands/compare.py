@@ -158,6 +158,7 @@ def _print_table(comparison: Comparison) -> None:
     """A compact table that fits the terminal: cells never wrap; the least needed columns go first."""
     from rich import box
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -168,18 +169,18 @@ def _print_table(comparison: Comparison) -> None:
             break
         shown.remove(next(i for i, c in enumerate(COLUMNS) if c.key == key))
     title = f"baseline: {comparison.baseline}" + (f" · {comparison.synthetic_note}" if comparison.synthetic_note else "")
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for i in shown:
         table.add_column(COLUMNS[i].header, justify="right" if COLUMNS[i].numeric else "left", no_wrap=True)
     for row in rows:
-        table.add_row(*(row[i] for i in shown))
+        table.add_row(*(escape(row[i]) for i in shown))
     console.print(table)
     thresholds = comparison.settings.describe()
     for r in comparison.runs:
-        console.print(f"[dim]{r.name}: {r.window.replace('; ' + thresholds, '')}[/dim]", highlight=False)
+        console.print(f"{r.name}: {r.window.replace('; ' + thresholds, '')}", style="dim", markup=False, highlight=False)
     left_out = [COLUMNS[i].header for i in range(len(COLUMNS)) if i not in shown]
     more = f"; left out to fit the terminal: {', '.join(left_out)} (see --markdown or --json)" if left_out else ""
-    console.print(f"[dim]{thresholds}{more}[/dim]", highlight=False)
+    console.print(f"{thresholds}{more}", style="dim", markup=False, highlight=False)
 
 
 def _width(shown: list[int], rows: list[list[str]]) -> int:

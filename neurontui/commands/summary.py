@@ -57,7 +57,7 @@ def _print_table(data: dict) -> None:
         for col in ("op", "calls", "host", "device"):
             ops.add_column(col, justify="right" if col != "op" else "left", overflow="fold")
         for row in data["top_ops"]:
-            ops.add_row(row["name"], str(row["calls"]), _fmt_ns(row["host_ns"]), _fmt_ns(row["device_ns"]))
+            ops.add_row(escape(row["name"]), str(row["calls"]), _fmt_ns(row["host_ns"]), _fmt_ns(row["device_ns"]))
         console.print(ops)
 
 
