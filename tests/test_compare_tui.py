@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -70,3 +71,15 @@ async def test_gap_list_ranks_gaps_and_enter_jumps_the_timeline():
         view = app.explorer.state.view
         assert view.t0 <= gap.start and gap.end <= view.t1
         assert view.t1 - view.t0 < 2 * gap.duration
+
+
+async def test_brackets_in_paths_are_shown_as_written(tmp_path):
+    session = tmp_path / "[bold]runs[/bold]"
+    for impl in ("naive", "fused"):
+        shutil.copytree(TRN1 / impl, session / impl)
+    app = NeuronTUI(str(session / "naive"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.explorer.state is not None)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.query_one(DataTable).row_count == 2)
+        assert "[bold]runs[/bold]" in str(app.screen.query_one("#compare-header").render())

@@ -144,7 +144,7 @@ class CaptureScreen(Screen):
             with Vertical(id="capture-left"):
                 with VerticalScroll(id="capture-form", can_focus=False):
                     yield Static("Implementations", classes="heading")
-                    yield Static("checking which implementations run here…", id="impls-note")
+                    yield Static("checking which implementations run here…", id="impls-note", markup=False)
                     yield Vertical(id="impls")
                     yield _error("impls")
                     values = {**DEFAULTS, "out": self.tui.out_dir or default_out_dir()}
@@ -156,7 +156,7 @@ class CaptureScreen(Screen):
                             yield from _field("Backend", Select([(b, b) for b in BACKEND_CHOICES],
                                                                 value=values["backend"], allow_blank=False,
                                                                 compact=True, id="backend"))
-                            yield Static("", id="backend-note")
+                            yield Static("", id="backend-note", markup=False)
                         yield from _field(label, Input(values[key], placeholder=PLACEHOLDERS.get(key, ""),
                                                         compact=True, id=key))
                 with Horizontal(id="capture-buttons"):
@@ -165,7 +165,7 @@ class CaptureScreen(Screen):
                 yield _error("start")
             with VerticalScroll(id="capture-progress"):
                 yield Static("Fill in the form and press Start; each implementation gets a progress bar here.",
-                             id="capture-header")
+                             id="capture-header", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -382,7 +382,7 @@ def _field(label: str, widget: Widget) -> ComposeResult:
 
 
 def _error(field: str) -> Static:
-    return Static("", id=f"{field}-error", classes="field-error")
+    return Static("", id=f"{field}-error", classes="field-error", markup=False)  # messages quote user input
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:

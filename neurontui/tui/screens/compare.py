@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -73,9 +74,9 @@ class CompareScreen(Screen):
         self.reverse = True
 
     def compose(self) -> ComposeResult:
-        yield Static(id="compare-header")
+        yield Static(id="compare-header", markup=False)  # paths and error text, not markup
         yield DataTable(id="compare-table", cursor_type="cell", zebra_stripes=True)
-        yield Static(id="compare-metrics")
+        yield Static(id="compare-metrics", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -133,7 +134,7 @@ class CompareScreen(Screen):
         cursor = table.cursor_coordinate
         table.clear()
         for run in runs:
-            table.add_row(*(c.text(run) for c in COLUMNS), key=run.name)
+            table.add_row(*(Text(c.text(run)) for c in COLUMNS), key=run.name)  # Text: names are not markup
         table.cursor_coordinate = cursor
         order = "descending" if self.reverse else "ascending"
         first = comparison.runs[0].window if comparison.runs else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -39,7 +40,7 @@ class GapsScreen(Screen):
         self.shown_for: object | None = None  # the trace the table was filled for
 
     def compose(self) -> ComposeResult:
-        yield Static(id="gap-header")
+        yield Static(id="gap-header", markup=False)
         yield DataTable(id="gap-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -79,17 +80,9 @@ class GapsScreen(Screen):
         t0 = trace.window[0]
         table.clear()
         for rank, gap in enumerate(self.gaps, 1):
-            table.add_row(
-                str(rank),
-                fmt_ns(gap.duration),
-                gap.kind,
-                gap.cause or "",
-                str(gap.step),
-                f"+{fmt_ns(gap.start - t0)}",
-                gap.op,
-                gap.detail,
-                key=str(rank - 1),
-            )
+            cells = (str(rank), fmt_ns(gap.duration), gap.kind, gap.cause or "", str(gap.step),
+                     f"+{fmt_ns(gap.start - t0)}", gap.op, gap.detail)
+            table.add_row(*map(Text, cells), key=str(rank - 1))  # Text: op names are not markup
         table.focus()
 
     def action_close(self) -> None:
