@@ -300,3 +300,20 @@ def test_status_line_names_a_run_by_session_and_run_and_a_loose_file_by_its_name
     assert display_name(str(DATA.parent.parent / "sample_traces" / "cpu-rmsnorm" / "naive" / "trace.json")) == "cpu-rmsnorm/naive"
     assert display_name(str(DATA.parent.parent / "sample_traces" / "trn1-rmsnorm-synthetic" / "fused")) == "trn1-rmsnorm-synthetic/fused"
     assert display_name(SAMPLED) == "cuda_sampled_rank0.json.gz"
+
+
+async def test_a_broken_file_under_a_bracketed_path_is_one_notice_shown_as_written(tmp_path):
+    odd = tmp_path / "[red]runs"
+    odd.mkdir()
+    broken = odd / "broken.json"
+    broken.write_text('{"traceEvents": [')
+    app = NeuronTUI(str(broken))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_loaded(app, pilot)
+        for _ in range(40):  # the toast rack is drawn on a later refresh
+            if app.screen.query("Toast"):
+                break
+            await pilot.pause(0.05)
+        [toast] = app.screen.query("Toast")
+        assert "[red]runs" in str(toast.render())  # the path as written, not a colour tag
+        assert app.explorer.state is None and app.is_running

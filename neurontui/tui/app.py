@@ -13,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from neurontui.model.errors import TraceError
@@ -112,6 +113,11 @@ class NeuronTUI(App[None]):
     def watch_theme(self) -> None:
         if self.explorer.is_mounted:
             self.explorer.set_palette(self.palette_kind)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Notices quote paths and error text: shown as written unless a caller asks for markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # ---- opening traces ----------------------------------------------------------------
     def open_path(self, path: str, *, keep_view: bool = False, empty_is_fine: bool = False) -> None:
