@@ -7,7 +7,7 @@ import sys
 
 from neurontui.cli import main
 from neurontui.tui.app import NeuronTUI
-from neurontui.tui.screens.explorer import EMPTY_STATE
+from neurontui.tui.screens.explorer import EMPTY_STATE, waiting_for_runs
 from tui_helpers import DATA, wait_loaded
 
 
@@ -28,6 +28,14 @@ async def test_empty_out_dir_opens_the_empty_state(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.explorer.state is None
+        shown = str(app.explorer.query_one("#empty").render())
+        assert shown == waiting_for_runs(str(tmp_path / "runs")) and "Press c to capture" in shown
+
+
+async def test_no_path_and_no_out_dir_shows_the_plain_empty_state(tmp_path):
+    app = NeuronTUI()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
         assert str(app.explorer.query_one("#empty").render()) == EMPTY_STATE
 
 

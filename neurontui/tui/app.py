@@ -20,7 +20,7 @@ from neurontui.model.errors import TraceError
 from neurontui.tui.live import LiveRuns, RunsChanged, watch_root
 from neurontui.tui.opening import load_for_explorer
 from neurontui.tui.paint import PaintIndex
-from neurontui.tui.screens.explorer import ExplorerScreen, prepare
+from neurontui.tui.screens.explorer import ExplorerScreen, prepare, waiting_for_runs
 from neurontui.tui.screens.help import HelpScreen
 from neurontui.tui.widgets.runlist import RunList
 
@@ -103,6 +103,8 @@ class NeuronTUI(App[None]):
             self.open_path(self.start_path)
         elif self.out_dir is not None and _has_files(self.out_dir):
             self.open_path(self.out_dir, empty_is_fine=True)
+        elif self.live.root is not None:
+            self.explorer.show_empty(waiting_for_runs(self.live.root))
         else:
             self.explorer.show_empty()
         self.live.start()

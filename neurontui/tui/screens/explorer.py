@@ -25,6 +25,12 @@ from neurontui.tui.widgets.timeline import Timeline
 EMPTY_STATE = "No trace open. Run `neurontui PATH` with a trace file or a capture directory, or capture one."
 
 
+def waiting_for_runs(root: str) -> str:
+    """The empty state while a directory is watched: where runs will come from and what to press."""
+    return (f"No trace open yet. Watching {root} — new captures appear in the run list (r) as they arrive. "
+            "Press c to capture, ? for help.")
+
+
 def prepare(trace: Trace) -> PaintIndex:
     """Gaps and painting arrays for a trace: the slow part of opening, run in the loading worker."""
     return PaintIndex.build(trace, find_gaps(trace))
@@ -83,7 +89,7 @@ class ExplorerScreen(Screen):
     def compose(self) -> ComposeResult:
         yield RunList(id="runs")
         yield Static(id="status")
-        yield Static(EMPTY_STATE, id="empty")
+        yield Static(EMPTY_STATE, id="empty", markup=False)  # sentences quote paths
         yield Ruler(id="ruler")
         yield Timeline(self.palette_kind, id="timeline")
         yield DetailPane(id="detail")
