@@ -13,6 +13,7 @@ import torch
 from torch.profiler import ProfilerActivity
 
 from neurontui.capture import backends, worker
+from neurontui.capture.probe import probe
 from neurontui.capture.spec import CaptureSpec, Schedule
 
 FAKES = Path(__file__).parent / "fakes"
@@ -124,3 +125,11 @@ def test_neuron_capture_configures_profiler_and_synchronizes_before_every_step(
     result = json.loads((run_dir / worker.RESULT_FILE).read_text())
     assert result["device"] == "Fake NeuronCore-v2" and result["correct"] is True
     assert not list(run_dir.rglob("*.partial"))
+
+
+def test_the_probe_child_finds_the_fake_neuron_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(FAKES))
+    checked = probe("auto", ["naive"])
+    assert checked.backend == "neuron" and checked.reasons["neuron"] == "" and not checked.error
+    assert [impl.name for impl in checked.builtins] == ["naive", "fused", "compiled", "kernel"]
+    assert checked.requested[0].spec == "naive"

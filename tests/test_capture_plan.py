@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -64,3 +66,18 @@ def test_sessions_started_in_the_same_second_get_distinct_directories(tmp_path: 
     assert first.path != second.path and first.path.name.endswith("-cpu")
     data = json.loads((second.path / SESSION_FILE).read_text())
     assert data["finished"] is None and data["impls"] == [{"impl": "naive", "dir": "naive", "status": None}]
+
+
+def test_planning_checks_backend_and_implementations_in_a_child_and_never_imports_torch(tmp_path: Path) -> None:
+    script = (
+        "import sys; from neurontui.capture.launcher import plan_capture, ImplementationError\n"
+        "from neurontui.capture.spec import CaptureSpec\n"
+        f"plan = plan_capture(['naive', 'fused'], CaptureSpec(shape=(4, 64)), {str(tmp_path)!r}, 'cpu')\n"
+        "try:\n    plan_capture(['kernel'], CaptureSpec(shape=(4, 64)), '.', 'cpu')\n"
+        "except ImplementationError as exc:\n    print(exc.spec, '|', exc)\n"
+        "print(plan.backend, plan.names, 'torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    rejected, planned = done.stdout.strip().splitlines()
+    assert rejected.startswith("kernel | implementation 'kernel' is not available on cpu")
+    assert planned == "cpu ('naive', 'fused') False"  # this process never imported torch

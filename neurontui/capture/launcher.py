@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 import neurontui
 from neurontui.capture.atomic import PARTIAL_SUFFIX, partial_path, write_json_atomic
+from neurontui.capture.probe import probe
 from neurontui.capture.spec import CaptureSpec, format_shape
 from neurontui.capture.worker import RESULT_FILE
 from neurontui.errors import UserError
@@ -84,22 +85,30 @@ def plan_capture(
     timeout_s: float | None = None,
     grace_s: float = 5.0,
 ) -> CapturePlan:
-    """Validate implementations, backend and limits before any child starts; raises UserError."""
-    from neurontui.capture import backends, implementations
+    """Validate implementations, backend and limits before any capture starts; raises UserError.
 
+    The backend and implementations are checked by a probe child (capture/probe.py), so this
+    process never imports torch or a device runtime.
+    """
     if not impls:
         raise UserError("give at least one implementation.")
     if len(set(impls)) != len(impls):
         raise UserError("an implementation is listed twice.")
     if timeout_s is not None and timeout_s <= 0:
         raise UserError(f"timeout must be positive, got {timeout_s}.")
-    chosen = backends.select(backend)
-    resolved = [implementations.resolve(impl, chosen) for impl in impls]
-    for impl in resolved:
-        if not impl.available:
-            raise UserError(f"implementation '{impl.spec}' is not available on {chosen.name}: {impl.reason}.")
-    names = _unique([impl.name for impl in resolved])
-    return CapturePlan(tuple(impls), tuple(names), chosen.name, spec, Path(out_dir), timeout_s, grace_s)
+    checked = probe(backend, tuple(impls))
+    if checked.error:
+        raise ImplementationError(checked.error, checked.error_spec)
+    names = _unique([impl.name for impl in checked.requested])
+    return CapturePlan(tuple(impls), tuple(names), checked.backend, spec, Path(out_dir), timeout_s, grace_s)
+
+
+class ImplementationError(UserError):
+    """A backend or implementation that cannot run; `spec` names the implementation ("" for the backend)."""
+
+    def __init__(self, sentence: str, spec: str = "") -> None:
+        super().__init__(sentence)
+        self.spec = spec
 
 
 class CaptureSession:

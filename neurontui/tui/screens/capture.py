@@ -8,7 +8,6 @@ piece of state, including the session that `cancel()` is called on.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -21,7 +20,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
-from neurontui.capture.launcher import MANIFEST_FILE, CaptureSession, ProgressEvent
+from neurontui.capture.launcher import MANIFEST_FILE, CaptureSession, ImplementationError, ProgressEvent, plan_capture
+from neurontui.capture.probe import ImplInfo, probe
 from neurontui.capture.spec import DTYPES
 from neurontui.errors import UserError
 from neurontui.tui.widgets.capture_form import BACKEND_CHOICES, DEFAULT_IMPLS, DEFAULTS, CaptureRequest, read_form
@@ -39,19 +39,10 @@ PLACEHOLDERS = {"function": "module:function or path/to/file.py:function (option
                 "timeout": "none: seconds per implementation"}
 
 
-@dataclass(frozen=True)
-class ImplChoice:
-    """A built-in implementation as the checklist shows it; reason is "" when it can run."""
-
-    name: str
-    description: str
-    reason: str
-
-
 class Availability(Message):
     """What runs here: a reason per backend ("" = usable) and the built-ins on `backend`, or why none."""
 
-    def __init__(self, backend: str, reasons: dict[str, str], impls: tuple[ImplChoice, ...], error: str) -> None:
+    def __init__(self, backend: str, reasons: dict[str, str], impls: tuple[ImplInfo, ...], error: str) -> None:
         super().__init__()
         self.backend, self.reasons, self.impls, self.error = backend, reasons, impls, error
 
@@ -183,16 +174,13 @@ class CaptureScreen(Screen):
 
     @work(thread=True, exclusive=True, group="capture-check")
     def _check(self, backend: str) -> None:
-        from neurontui.capture import backends, implementations
-
-        reasons = backends.availability()
+        """Ask a probe child what runs here: the app itself never imports torch or a device runtime."""
         try:
-            chosen = backends.select(backend)
+            checked = probe(backend)
         except UserError as exc:
-            self.post_message(Availability(backend, reasons, (), str(exc)))
+            self.post_message(Availability(backend, {}, (), str(exc)))
             return
-        impls = tuple(ImplChoice(i.name, i.description, i.reason) for i in implementations.registry(chosen))
-        self.post_message(Availability(backend, reasons, impls, ""))
+        self.post_message(Availability(backend, checked.reasons, checked.builtins, checked.error))
 
     def on_availability(self, message: Availability) -> None:
         if message.backend != self.checking:
@@ -259,18 +247,13 @@ class CaptureScreen(Screen):
 
     @work(thread=True, exclusive=True, group="capture")
     def _capture(self, request: CaptureRequest) -> None:
-        from neurontui.capture import backends, implementations
-        from neurontui.capture.launcher import plan_capture
-
-        try:
-            if request.function:
-                implementations.resolve(request.function, backends.select(request.backend))
-        except UserError as exc:
-            self.post_message(CaptureRejected("function", str(exc)))
-            return
         try:
             plan = plan_capture(request.impls, request.spec, request.out_dir, request.backend, request.timeout_s)
             session = CaptureSession(plan)
+        except ImplementationError as exc:
+            field = "function" if request.function and exc.spec == request.function else "start"
+            self.post_message(CaptureRejected(field, str(exc)))
+            return
         except (UserError, OSError) as exc:
             self.post_message(CaptureRejected("start", str(exc)))
             return
