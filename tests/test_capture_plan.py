@@ -81,3 +81,24 @@ def test_planning_checks_backend_and_implementations_in_a_child_and_never_import
     rejected, planned = done.stdout.strip().splitlines()
     assert rejected.startswith("kernel | implementation 'kernel' is not available on cpu")
     assert planned == "cpu ('naive', 'fused') False"  # this process never imported torch
+
+
+def test_a_probe_already_made_answers_for_built_ins_without_another_child(monkeypatch) -> None:
+    from neurontui.capture import launcher
+    from neurontui.capture.probe import ImplInfo, ProbeResult
+
+    checked = ProbeResult(
+        reasons={"neuron": "no device", "cuda": "no GPU", "cpu": ""}, backend="cpu", error="", error_spec="",
+        builtins=(ImplInfo("naive", "naive", "separate ops", ""), ImplInfo("kernel", "kernel", "NKI", "needs Neuron")),
+        requested=(),
+    )
+    assert checked.answering(["my.py:norm"]) is None  # a user function needs the child
+    blocked = checked.answering(["naive", "kernel"])
+    assert blocked is not None and blocked.error_spec == "kernel" and "needs Neuron" in blocked.error
+
+    def no_child(*_args, **_kwargs):
+        raise AssertionError("a second probe child was started")
+
+    monkeypatch.setattr(launcher, "probe", no_child)
+    plan = plan_capture(["naive"], CaptureSpec(shape=(4, 64)), Path("out"), "cpu", checked=checked)
+    assert (plan.backend, plan.names) == ("cpu", ("naive",))

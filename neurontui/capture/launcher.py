@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 import neurontui
 from neurontui.capture.atomic import PARTIAL_SUFFIX, partial_path, write_json_atomic
-from neurontui.capture.probe import probe
+from neurontui.capture.probe import ProbeResult, probe
 from neurontui.capture.spec import CaptureSpec, format_shape
 from neurontui.capture.worker import RESULT_FILE
 from neurontui.errors import UserError
@@ -77,6 +77,14 @@ class CapturePlan:
     grace_s: float = 5.0
 
 
+class ImplementationError(UserError):
+    """A backend or implementation that cannot run; `spec` names the implementation ("" for the backend)."""
+
+    def __init__(self, sentence: str, spec: str = "") -> None:
+        super().__init__(sentence)
+        self.spec = spec
+
+
 def plan_capture(
     impls: Sequence[str],
     spec: CaptureSpec,
@@ -84,11 +92,13 @@ def plan_capture(
     backend: str = "auto",
     timeout_s: float | None = None,
     grace_s: float = 5.0,
+    checked: ProbeResult | None = None,
 ) -> CapturePlan:
     """Validate implementations, backend and limits before any capture starts; raises UserError.
 
     The backend and implementations are checked by a probe child (capture/probe.py), so this
-    process never imports torch or a device runtime.
+    process never imports torch or a device runtime. `checked`, a probe already made for this
+    backend, is reused when it knows every implementation asked for.
     """
     if not impls:
         raise UserError("give at least one implementation.")
@@ -96,19 +106,12 @@ def plan_capture(
         raise UserError("an implementation is listed twice.")
     if timeout_s is not None and timeout_s <= 0:
         raise UserError(f"timeout must be positive, got {timeout_s}.")
-    checked = probe(backend, tuple(impls))
+    reused = checked.answering(tuple(impls)) if checked is not None else None
+    checked = reused if reused is not None else probe(backend, tuple(impls))
     if checked.error:
         raise ImplementationError(checked.error, checked.error_spec)
     names = _unique([impl.name for impl in checked.requested])
     return CapturePlan(tuple(impls), tuple(names), checked.backend, spec, Path(out_dir), timeout_s, grace_s)
-
-
-class ImplementationError(UserError):
-    """A backend or implementation that cannot run; `spec` names the implementation ("" for the backend)."""
-
-    def __init__(self, sentence: str, spec: str = "") -> None:
-        super().__init__(sentence)
-        self.spec = spec
 
 
 class CaptureSession:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from neurontui.errors import UserError
 
@@ -39,6 +39,22 @@ class ProbeResult:
     error_spec: str  # the requested implementation the error is about; "" when it is about the backend
     builtins: tuple[ImplInfo, ...]
     requested: tuple[ImplInfo, ...]
+
+    def answering(self, specs: tuple[str, ...] | list[str]) -> ProbeResult | None:
+        """This result as if `specs` had been requested, when all are built-ins it knows; else None (probe again)."""
+        known = {impl.spec: impl for impl in self.builtins}
+        if self.error or not all(spec in known for spec in specs):
+            return None
+        requested = tuple(known[spec] for spec in specs)
+        blocked = next((impl for impl in requested if impl.reason), None)
+        if blocked is not None:
+            return replace(self, error=unavailable(blocked.spec, self.backend, blocked.reason), error_spec=blocked.spec,
+                           requested=requested)
+        return replace(self, requested=requested)
+
+
+def unavailable(spec: str, backend: str, reason: str) -> str:
+    return f"implementation '{spec}' is not available on {backend}: {reason}."
 
 
 def probe(backend: str, specs: tuple[str, ...] | list[str] = (), timeout_s: float = PROBE_TIMEOUT_S) -> ProbeResult:
@@ -82,7 +98,7 @@ def answer(request: dict) -> dict:
             return out
         out["requested"].append(_info(impl))
         if not impl.available:
-            out["error"] = f"implementation '{impl.spec}' is not available on {chosen.name}: {impl.reason}."
+            out["error"] = unavailable(impl.spec, chosen.name, impl.reason)
             out["error_spec"] = str(spec)
             return out
     return out

@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 from neurontui.capture.launcher import MANIFEST_FILE, CaptureSession, ImplementationError, ProgressEvent, plan_capture
-from neurontui.capture.probe import ImplInfo, probe
+from neurontui.capture.probe import ProbeResult, probe
 from neurontui.capture.spec import DTYPES
 from neurontui.errors import UserError
 from neurontui.tui.widgets.capture_form import BACKEND_CHOICES, DEFAULT_IMPLS, DEFAULTS, CaptureRequest, read_form
@@ -42,9 +42,12 @@ PLACEHOLDERS = {"function": "module:function or path/to/file.py:function (option
 class Availability(Message):
     """What runs here: a reason per backend ("" = usable) and the built-ins on `backend`, or why none."""
 
-    def __init__(self, backend: str, reasons: dict[str, str], impls: tuple[ImplInfo, ...], error: str) -> None:
+    def __init__(self, backend: str, checked: ProbeResult | None, error: str = "") -> None:
         super().__init__()
-        self.backend, self.reasons, self.impls, self.error = backend, reasons, impls, error
+        self.backend, self.checked = backend, checked
+        self.reasons = checked.reasons if checked is not None else {}
+        self.impls = checked.builtins if checked is not None else ()
+        self.error = checked.error if checked is not None else error
 
 
 class CaptureRejected(Message):
@@ -118,6 +121,7 @@ class CaptureScreen(Screen):
         super().__init__(id="capture")
         self.reasons: dict[str, str] | None = None  # per backend, once the check arrived
         self.checking = ""  # the backend whose check is on its way
+        self.probed: dict[str, ProbeResult] = {}  # backend choice -> its check, reused when Start plans
         self.session: CaptureSession | None = None
         self.running = False
         self.cancel_requested = False
@@ -178,14 +182,16 @@ class CaptureScreen(Screen):
         try:
             checked = probe(backend)
         except UserError as exc:
-            self.post_message(Availability(backend, {}, (), str(exc)))
+            self.post_message(Availability(backend, None, str(exc)))
             return
-        self.post_message(Availability(backend, checked.reasons, checked.builtins, checked.error))
+        self.post_message(Availability(backend, checked))
 
     def on_availability(self, message: Availability) -> None:
         if message.backend != self.checking:
             return  # the person chose another backend meanwhile
         self.reasons = message.reasons
+        if message.checked is not None:
+            self.probed[message.backend] = message.checked
         unusable = [f"{name}: {reason}" for name, reason in message.reasons.items() if reason]
         self.query_one("#backend-note", Static).update("; ".join(unusable) or "every backend is usable here")
         note = self.query_one("#impls-note", Static)
@@ -248,7 +254,8 @@ class CaptureScreen(Screen):
     @work(thread=True, exclusive=True, group="capture")
     def _capture(self, request: CaptureRequest) -> None:
         try:
-            plan = plan_capture(request.impls, request.spec, request.out_dir, request.backend, request.timeout_s)
+            plan = plan_capture(request.impls, request.spec, request.out_dir, request.backend, request.timeout_s,
+                                checked=self.probed.get(request.backend))
             session = CaptureSession(plan)
         except ImplementationError as exc:
             field = "function" if request.function and exc.spec == request.function else "start"
