@@ -55,10 +55,16 @@ class RunFigures:
     edge_idle_ns_per_step: float  # leading + trailing holes, reported apart
     correct: bool | None
     max_abs_error: float | None
-    window: str  # the window, lane and thresholds the figures were measured with
+    measured_over: str  # the lane and windows the figures were measured over
+    thresholds: str  # the gap settings they were measured with
     summary_metrics: list[dict[str, Any]] = field(default_factory=list)  # Neuron export Summary rows (MFU, HFU, MBU)
     speedup: float | None = None  # baseline device busy per step / this run's
     synthetic: bool = False  # generated sample data, not a measurement
+
+    @property
+    def window(self) -> str:
+        """The window, lane and thresholds in one line."""
+        return f"{self.measured_over}; {self.thresholds}"
 
 
 @dataclass(frozen=True)
@@ -117,12 +123,12 @@ def run_figures(run: RunInput, settings: GapSettings) -> RunFigures:
         by_step = report.busy_ns.tolist()
         lane_label = lane.label
         totals = gap_totals(report.gaps)
-        window = report.describe()
+        measured_over = report.measured_over()
     else:
         by_step = host_by_step
         lane_label = HOST_STANDS_IN
         totals = gap_totals([])
-        window = f"framework ops (step markers excluded) over {steps} window(s); {settings.describe()}"
+        measured_over = f"framework ops (step markers excluded) over {steps} window(s)"
     busy = sum(by_step)
     dispatches, executions = _dispatches(trace, lane, windows)
     manifest = run.manifest or {}
@@ -147,9 +153,10 @@ def run_figures(run: RunInput, settings: GapSettings) -> RunFigures:
         edge_idle_ns_per_step=(int(totals["leading_ns"]) + int(totals["trailing_ns"])) / per,
         correct=correct if isinstance(correct, bool) else None,
         max_abs_error=_number(correctness.get("max_abs_error")),
-        window=window,
+        measured_over=measured_over,
+        thresholds=settings.describe(),
         summary_metrics=_summary_rows(trace.meta.get("summary_metrics")),
-        synthetic=bool(trace.meta.get("synthetic") or manifest.get("synthetic")),
+        synthetic=bool(trace.meta.get("synthetic")),  # discover puts the manifest's marker there
     )
 
 

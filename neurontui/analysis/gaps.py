@@ -93,6 +93,10 @@ class GapReport:
         """The window and thresholds in one line, to print beside every figure."""
         return _describe(self.lane, self.windows, self.stepped, self.settings)
 
+    def measured_over(self) -> str:
+        """The lane and windows alone, for tables that print the thresholds once."""
+        return _measured_over(self.lane, self.windows, self.stepped)
+
     def totals(self) -> dict[str, int | dict[str, int]]:
         return gap_totals(self.gaps)
 
@@ -165,9 +169,13 @@ def describe_window(trace: Trace, settings: GapSettings | None = None, lane: Lan
 
 
 def _describe(lane: Lane, windows: np.ndarray, stepped: bool, settings: GapSettings) -> str:
+    return f"{_measured_over(lane, windows, stepped)}; {settings.describe()}"
+
+
+def _measured_over(lane: Lane, windows: np.ndarray, stepped: bool) -> str:
     span = int(np.sum(windows[:, 1] - windows[:, 0])) if len(windows) else 0
     what = f"{len(windows)} ProfilerStep window(s)" if stepped else "the whole trace (no ProfilerStep markers)"
-    return f"{lane.label} lane busy union over {what}, {span / 1e6:.3f} ms; {settings.describe()}"
+    return f"{lane.label} lane busy union over {what}, {span / 1e6:.3f} ms"
 
 
 def gap_totals(gaps: list[Gap]) -> dict:

@@ -177,7 +177,7 @@ def _print_table(comparison: Comparison) -> None:
     console.print(table)
     thresholds = comparison.settings.describe()
     for r in comparison.runs:
-        console.print(f"{r.name}: {r.window.replace('; ' + thresholds, '')}", style="dim", markup=False, highlight=False)
+        console.print(f"{r.name}: {r.measured_over}", style="dim", markup=False, highlight=False)
     left_out = [COLUMNS[i].header for i in range(len(COLUMNS)) if i not in shown]
     more = f"; left out to fit the terminal: {', '.join(left_out)} (see --markdown or --json)" if left_out else ""
     console.print(f"{thresholds}{more}", style="dim", markup=False, highlight=False)
