@@ -103,6 +103,24 @@ async def test_deleted_run_disappears_and_unreadable_run_keeps_the_last_good_dat
         assert "truncated" in reason
 
 
+async def test_run_list_marks_the_open_run_when_the_list_arrives_before_the_trace(tmp_path: Path, monkeypatch) -> None:
+    keep = tmp_path / "keep.json"
+    keep.write_bytes(gzip.decompress(SMALL.read_bytes()))
+    slow_load = app_module.load_for_explorer
+
+    def load_after_the_first_listing(path: str):
+        time.sleep(0.5)  # the watcher's first update lands while the trace is still loading
+        return slow_load(path)
+
+    monkeypatch.setattr(app_module, "load_for_explorer", load_after_the_first_listing)
+    app = NeuronTUI(str(keep), out_dir=str(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.live.runs is not None)
+        assert open_path(app) is None
+        await wait_for(pilot, lambda: open_path(app) == str(keep))
+        assert app.live.open_key == "keep.json"
+
+
 class ProbeApp(NeuronTUI):
     """The app plus one cheap key, so a test can time how long a key waits while runs pour in."""
 

@@ -144,6 +144,7 @@ class NeuronTUI(App[None]):
             self.explorer.reload_trace(trace, keep_view=True, index=message.index)
         else:
             self.explorer.open_trace(trace, index=message.index)
+            self.live.trace_opened()
 
     def on_trace_failed(self, message: TraceFailed) -> None:
         if message.empty_is_fine:

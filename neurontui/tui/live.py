@@ -139,6 +139,12 @@ class LiveRuns:
         self.app.open_path(run.path)
         self.show()
 
+    def trace_opened(self) -> None:
+        """The explorer finished loading a trace: mark its run, which the first update may have arrived too early to know."""
+        if self.runs is not None:
+            self.open_key = self._key_for_open_trace(self.runs)
+            self.show()
+
     def toggle_follow(self) -> None:
         self.follow = not self.follow
         self.app.notify("Follow mode on: each new complete run opens" if self.follow else "Follow mode off")
