@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -146,3 +147,31 @@ def test_user_function_from_a_module_on_the_working_directory(
     assert captured.run() == {"my_norms:good": "complete"}
     data = manifest(captured, "my_norms.good")
     assert data["correct"] is True and "trace.json" in data["files"]
+
+
+COUNTING_IMPL = '''
+import itertools
+import torch
+
+calls = itertools.count()
+
+def counted(x, weight, eps):
+    with torch.profiler.record_function(f"call-{next(calls)}"):
+        return torch.rms_norm(x, (x.shape[-1],), weight, eps)
+'''
+
+
+def test_each_recorded_cycle_has_the_key_averages_of_its_own_trace(tmp_path: Path) -> None:
+    (tmp_path / "counting.py").write_text(COUNTING_IMPL)
+    spec = CaptureSpec(shape=(4, 64), schedule=Schedule(wait=0, warmup=1, active=2, repeat=2))
+    captured = CaptureSession(plan_capture([f"{tmp_path / 'counting.py'}:counted"], spec, tmp_path / "runs", "cpu"))
+    assert set(captured.run().values()) == {"complete"}
+    run_dir = next(p for p in captured.path.iterdir() if p.is_dir())
+
+    def labels(text: str) -> set[str]:
+        return set(re.findall(r"call-\d+", text))
+
+    first, second = labels((run_dir / "trace.json").read_text()), labels((run_dir / "trace-2.json").read_text())
+    assert first and second and not first & second
+    assert labels((run_dir / "key_averages.csv").read_text()) == first
+    assert labels((run_dir / "key_averages-2.csv").read_text()) == second

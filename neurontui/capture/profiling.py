@@ -30,13 +30,25 @@ def profile_loop(
     label: str,
     report: Report,
 ) -> Any:
-    """Run fn under the profiler for the whole schedule and return the finished profiler."""
+    """Run fn under the profiler for the whole schedule and return the finished profiler.
+
+    Each recorded cycle writes its trace and, beside it, the key_averages() of that same cycle:
+    read after the loop, key_averages() would describe the last cycle while trace.json holds the first.
+    """
     sched = spec.schedule
     hooks = backend.profiler_hooks(run_dir)
+    cycles = 0
+
+    def on_trace_ready(prof: Any) -> None:
+        nonlocal cycles
+        cycles += 1
+        hooks.on_trace_ready(prof)
+        write_key_averages(prof, run_dir, cycles)
+
     with profile(
         activities=backend.activities,
         schedule=schedule(wait=sched.wait, warmup=sched.warmup, active=sched.active, repeat=sched.repeat),
-        on_trace_ready=hooks.on_trace_ready,
+        on_trace_ready=on_trace_ready,
         experimental_config=hooks.experimental_config,
         record_shapes=spec.record_shapes,
         with_stack=spec.with_stack,
@@ -50,9 +62,14 @@ def profile_loop(
     return prof
 
 
-def write_key_averages(prof: Any, run_dir: Path) -> None:
+def key_averages_path(run_dir: Path, cycle: int = 1) -> Path:
+    """key_averages.csv for the first recorded cycle, key_averages-N.csv for cycle N (as trace.json, trace-N.json)."""
+    return run_dir / (KEY_AVERAGES_FILE if cycle == 1 else f"key_averages-{cycle}.csv")
+
+
+def write_key_averages(prof: Any, run_dir: Path, cycle: int = 1) -> None:
     """key_averages() as CSV (µs), reading the device column under whichever name this PyTorch uses."""
-    path = run_dir / KEY_AVERAGES_FILE
+    path = key_averages_path(run_dir, cycle)
     tmp = partial_path(path)
     with open(tmp, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
