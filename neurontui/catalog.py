@@ -217,8 +217,7 @@ class Catalog:
 
     def _evaluate(self, key: str, cand: _Candidate, first_seen: float, now_mono: float, now_wall: int) -> _Entry:
         base = Run(key=key, path=cand.path, kind=cand.kind, status="in_progress",
-                   mtime_ns=cand.sig[2], size=cand.sig[1], session=cand.session,
-                   synthetic="synthetic" in key.lower())
+                   mtime_ns=cand.sig[2], size=cand.sig[1], session=cand.session)
         probe = _Entry(cand.sig, first_seen, base, settled=False)
         quiet = self._quiet(probe, now_mono, now_wall)
         if cand.kind == discover.RUN:
@@ -227,15 +226,16 @@ class Catalog:
         if not quiet and not _worth_parsing_young(cand):
             return _Entry(cand.sig, first_seen, replace(base, reason="being written"), settled=False)
         try:
-            kind = self._validate(cand)
+            kind, synthetic = self._validate(cand)
         except Exception as exc:  # a reader's bug must not stop the watcher: it becomes the reason
             if not quiet:
                 return _Entry(cand.sig, first_seen, replace(base, reason="being written"), settled=False)
             return _Entry(cand.sig, first_seen, replace(base, status="unreadable", reason=_reason(exc)), True)
-        return _Entry(cand.sig, first_seen, replace(base, status="complete", kind=kind), settled=True)
+        return _Entry(cand.sig, first_seen, replace(base, status="complete", kind=kind, synthetic=synthetic), settled=True)
 
-    def _validate(self, cand: _Candidate) -> RunKind:
-        """Raise when the entry cannot be opened, else return its kind as the reader saw it.
+    def _validate(self, cand: _Candidate) -> tuple[RunKind, bool]:
+        """Raise when the entry cannot be opened, else return its kind as the reader saw it and
+        whether its data marks itself synthetic (the marker is data, never guessed from a name).
 
         Kineto files get a full parse; export tables a Parquet footer check; a TorchNeuron capture
         directory is judged by its framework trace alone, since its raw files stay opaque until
@@ -245,12 +245,12 @@ class Catalog:
             for name in sorted(os.listdir(cand.path)):
                 if name.endswith(EXPORT_SUFFIX):
                     _check_parquet(os.path.join(cand.path, name))
-            return cand.kind
+            return cand.kind, False
         if cand.kind == discover.KINETO:
-            return str(self._load(cand.path).meta.get("capture_kind") or cand.kind)
-        for path in _framework_traces(cand.path):
-            self._load(path)
-        return cand.kind
+            meta = self._load(cand.path).meta
+            return str(meta.get("capture_kind") or cand.kind), bool(meta.get("synthetic"))
+        synthetic = [bool(self._load(path).meta.get("synthetic")) for path in _framework_traces(cand.path)]
+        return cand.kind, any(synthetic)
 
     def _load(self, path: str) -> Trace:
         """A single trace file through the project's reader (legacy Explorer JSON included)."""
@@ -279,7 +279,7 @@ def _judge_neurontui(base: Run) -> Run:
         implementation=str(manifest.get("implementation") or manifest.get("name") or ""),
         backend=str(manifest.get("backend") or ""),
         session=base.session or str(manifest.get("session") or ""),  # where it lives now: copies get renamed
-        synthetic=base.synthetic or bool(manifest.get("synthetic")),
+        synthetic=bool(manifest.get("synthetic")),
     )
     if status not in MANIFEST_STATUSES:
         return replace(run, status="unreadable", reason=f"manifest.json has an unknown status {status!r}")

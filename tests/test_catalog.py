@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -86,12 +87,18 @@ def test_neurontui_runs_follow_their_manifest(tmp_path: Path) -> None:
     assert only.backend == "cpu" and {r.key for r in only.runs} == {r.key for r in runs.values()}
 
 
-def test_synthetic_samples_are_marked_by_manifest_or_name(tmp_path: Path) -> None:
+def test_synthetic_marks_come_from_the_data_never_from_a_name(tmp_path: Path) -> None:
     _manifest(tmp_path / "s" / "made", status="complete", implementation="naive", synthetic=True)
-    _manifest(tmp_path / "trn1-synthetic" / "fused", status="complete", implementation="fused")
+    _manifest(tmp_path / "synthetic-data-loader" / "fused", status="complete", implementation="fused")
     _manifest(tmp_path / "s" / "measured", status="complete", implementation="naive")
+    trace = json.loads(gzip.decompress(SMALL.read_bytes()))
+    (tmp_path / "generated.json").write_text(json.dumps({**trace, "synthetic": True}))
+    (tmp_path / "synthetic_batches.json").write_text(json.dumps(trace))
+    for loose in ("generated.json", "synthetic_batches.json"):
+        _age(tmp_path / loose)
     runs = {r.key: r.synthetic for r in Catalog(tmp_path).refresh().runs}
-    assert runs == {"s/made": True, "trn1-synthetic/fused": True, "s/measured": False}
+    assert runs == {"s/made": True, "synthetic-data-loader/fused": False, "s/measured": False,
+                    "generated.json": True, "synthetic_batches.json": False}
 
 
 def test_a_renamed_copy_of_a_session_groups_its_runs_under_the_new_name(tmp_path: Path) -> None:

@@ -200,8 +200,7 @@ def _describe(trace: Trace, capture: Capture, export: Path | None) -> None:
         ]
     if capture.manifest:
         trace.meta["manifest"] = capture.manifest
-    trace_name = str(trace.meta.get("traceName", ""))
-    if capture.synthetic or "synthetic" in trace_name.lower() or trace.meta.get("synthetic"):
+    if capture.synthetic:  # the trace's own marker, when it has one, is already in meta
         trace.meta["synthetic"] = True
     if export is None and capture.raw_dir is not None:
         trace.meta["lanes_missing"] = [lane.label for lane in (Lane.RUNTIME, Lane.HARDWARE)]

@@ -98,6 +98,7 @@ class _File(msgspec.Struct, gc=False):
     displayTimeUnit: Any = None
     deviceProperties: Any = None
     distributedInfo: Any = None
+    synthetic: Any = None  # neurontui's marker on generated samples; not a Kineto field
 
 
 class _Unreadable(msgspec.Struct, gc=False):
@@ -372,6 +373,8 @@ class _Assembler:
             value = getattr(h, key)
             if value is not None:
                 meta[key] = value
+        if h.synthetic is True:
+            meta["synthetic"] = True
         return meta
 
     @staticmethod
