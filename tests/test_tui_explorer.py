@@ -317,3 +317,15 @@ async def test_a_broken_file_under_a_bracketed_path_is_one_notice_shown_as_writt
         [toast] = app.screen.query("Toast")
         assert "[red]runs" in str(toast.render())  # the path as written, not a colour tag
         assert app.explorer.state is None and app.is_running
+
+
+async def test_a_host_only_trace_says_it_has_no_device_gaps_instead_of_counting_zero():
+    app = NeuronTUI(str(DATA / "cpu_only_rank34.json.gz"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(app, pilot)
+        text = str(app.explorer.query_one("#detail-text").render())
+        assert "no device or hardware events" in text and "gaps on the" not in text
+    app = NeuronTUI(SAMPLED)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(app, pilot)
+        assert "gaps on the hardware lane" in str(app.explorer.query_one("#detail-text").render())

@@ -26,7 +26,10 @@ def describe(state: ExplorerState | None) -> Text:
         return _event(state)
     text = Text()
     text.append(f"{len(state.trace.events):,} events", style="bold")
-    text.append(f" · {len(state.interior_gaps):,} gaps on the {state.index.execution_lane.label} lane")
+    if len(state.index.exec_busy[0]):
+        text.append(f" · {len(state.interior_gaps):,} gaps on the {state.index.execution_lane.label} lane")
+    else:
+        text.append(" · no device or hardware events, so no device gaps (a host-only trace: t compares framework op time)")
     text.append("\nPress . to select an event, n for the next gap, g for the largest, / to search, ? for help.", style="dim")
     return text
 
