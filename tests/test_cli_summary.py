@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from neurontui.analysis.gaps import NO_DEVICE_WORK
 from neurontui.cli import main
 
 DATA = Path(__file__).parent / "data"
@@ -166,3 +167,11 @@ def test_summary_table_names_the_source_and_marks_synthetic_samples(capsys):
     assert main(["summary", str(DATA / "cuda_sampled_rank0.json.gz")]) == 0
     out = capsys.readouterr().out
     assert "[kineto]" in out and "SYNTHETIC" not in out
+
+
+def test_summary_of_a_host_only_trace_says_it_has_no_device_gaps(capsys):
+    assert main(["summary", str(DATA / "cpu_only_rank34.json.gz")]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the console wraps at its width
+    assert NO_DEVICE_WORK in out and "gap(s) on the" not in out
+    assert main(["summary", str(DATA / "cpu_only_rank34.json.gz"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["gaps"]["count"] == 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
+from neurontui.analysis.gaps import NO_DEVICE_WORK
 from neurontui.tui.app import NeuronTUI
 from neurontui.tui.screens.compare import CompareScreen, session_of
 from neurontui.tui.screens.gaps import GapsScreen
@@ -83,3 +84,13 @@ async def test_brackets_in_paths_are_shown_as_written(tmp_path):
         await pilot.press("t")
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.query_one(DataTable).row_count == 2)
         assert "[bold]runs[/bold]" in str(app.screen.query_one("#compare-header").render())
+
+
+async def test_gap_list_of_a_host_only_trace_says_why_it_is_empty():
+    app = NeuronTUI(str(ROOT / "sample_traces" / "cpu-rmsnorm" / "naive"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.explorer.state is not None)
+        await pilot.press("G")
+        await wait_for(pilot, lambda: isinstance(app.screen, GapsScreen))
+        assert app.screen.query_one(DataTable).row_count == 0
+        assert NO_DEVICE_WORK in str(app.screen.query_one("#gap-header").render())

@@ -7,6 +7,7 @@ import pytest
 
 from textual.screen import Screen
 
+from neurontui.analysis.gaps import NO_DEVICE_WORK
 from neurontui.model.lanes import Lane
 from neurontui.tui import viewport as vp
 from neurontui.tui.app import NeuronTUI
@@ -324,7 +325,7 @@ async def test_a_host_only_trace_says_it_has_no_device_gaps_instead_of_counting_
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(app, pilot)
         text = str(app.explorer.query_one("#detail-text").render())
-        assert "no device or hardware events" in text and "gaps on the" not in text
+        assert NO_DEVICE_WORK in text and "gaps on the" not in text
     app = NeuronTUI(SAMPLED)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(app, pilot)

@@ -38,6 +38,7 @@ RUNTIME = "runtime"
 FRAMEWORK = "framework op"
 UNTRACED = "untraced"
 CAUSES: tuple[str, ...] = (SYNC, HOST_WAIT, RUNTIME, FRAMEWORK, UNTRACED)
+NO_DEVICE_WORK = "no device or hardware work was traced, so there are no device gaps (a host-only trace)"
 
 _SYNC_NAME = re.compile(r"synchroni[sz]e|(?<!a)sync", re.IGNORECASE)
 _NO_SUBMIT = np.iinfo(np.int64).max
@@ -128,7 +129,7 @@ def analyse_gaps(
     busy = np.array([intervals.total(*intervals.clip(us, ue, a, b)) for a, b in windows.tolist()], dtype=np.int64)
     gs, ge, step, kind = _holes(us, ue, windows, settings.noise_floor_ns)
     report = GapReport(lane, windows, bool(len(trace.steps)), settings, busy)
-    if not len(gs):
+    if not len(gs) or not len(us):  # nothing ran there at all (a host-only trace): no idle time to explain
         return report
     submit = _next_submit(trace, lane, track_ids, ge)
     sync_s, sync_e = _sync_union(trace)

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from neurontui.analysis.gaps import NO_DEVICE_WORK
 from neurontui.analysis.summary import summarize
 from neurontui.formats.load import load_trace
 
@@ -47,11 +48,13 @@ def _print_table(data: dict) -> None:
         lanes.add_row(name, f"{lane['events']:,}", str(lane["tracks"]), _fmt_ns(lane["busy_ns"]))
     console.print(lanes)
     gaps = data["gaps"]
-    console.print(
-        f"window {_fmt_ns(t1 - t0)} · {data['steps']} step(s) · {data['links']:,} links · "
+    gap_text = (
         f"{gaps['count']} gap(s) on the {gaps['lane']} lane totalling {_fmt_ns(gaps['total_ns'])}, "
         f"largest {_fmt_ns(gaps['largest_ns'])}"
+        if data["lanes"][gaps["lane"]]["busy_ns"]
+        else NO_DEVICE_WORK
     )
+    console.print(f"window {_fmt_ns(t1 - t0)} · {data['steps']} step(s) · {data['links']:,} links · {gap_text}")
     if data["top_ops"]:
         ops = Table(title="top framework ops by host time", title_justify="left")
         for col in ("op", "calls", "host", "device"):

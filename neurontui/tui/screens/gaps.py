@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from neurontui.analysis.compare_columns import fmt_ns
-from neurontui.analysis.gaps import CAUSES, Gap, describe_window, gap_totals
+from neurontui.analysis.gaps import CAUSES, NO_DEVICE_WORK, Gap, describe_window, gap_totals
 from neurontui.tui.screens.explorer import ExplorerScreen
 
 COLUMNS = (("rank", "#"), ("length", "length"), ("kind", "kind"), ("cause", "cause"), ("step", "step"),
@@ -69,6 +69,10 @@ class GapsScreen(Screen):
         trace = state.trace
         self.shown_for = trace
         self.gaps = sorted(state.index.gaps, key=lambda g: (-g.duration, g.start))
+        table.clear()
+        if not len(state.index.exec_busy[0]):
+            header.update(f"Nothing to list: {NO_DEVICE_WORK}.")
+            return
         totals = gap_totals(self.gaps)
         causes = ", ".join(f"{c} {fmt_ns(totals['by_cause_ns'][c])}" for c in CAUSES if totals["by_cause_ns"][c])
         header.update(
@@ -78,7 +82,6 @@ class GapsScreen(Screen):
             + describe_window(trace)
         )
         t0 = trace.window[0]
-        table.clear()
         for rank, gap in enumerate(self.gaps, 1):
             cells = (str(rank), fmt_ns(gap.duration), gap.kind, gap.cause or "", str(gap.step),
                      f"+{fmt_ns(gap.start - t0)}", gap.op, gap.detail)

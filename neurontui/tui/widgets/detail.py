@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from neurontui.analysis.gaps import NO_DEVICE_WORK
 from neurontui.model.errors import TraceError
 from neurontui.tui import timefmt
 from neurontui.tui.state import ExplorerState
@@ -29,7 +30,7 @@ def describe(state: ExplorerState | None) -> Text:
     if len(state.index.exec_busy[0]):
         text.append(f" · {len(state.interior_gaps):,} gaps on the {state.index.execution_lane.label} lane")
     else:
-        text.append(" · no device or hardware events, so no device gaps (a host-only trace: t compares framework op time)")
+        text.append(f" · {NO_DEVICE_WORK}")
     text.append("\nPress . to select an event, n for the next gap, g for the largest, / to search, ? for help.", style="dim")
     return text
 
