@@ -202,3 +202,27 @@ def test_run_list_marks_synthetic_runs() -> None:
     measured = Run(key="cpu/naive", path="/y", kind="neurontui-run", status="complete")
     assert "SYNTHETIC" in run_prompt(made, is_open=False).plain
     assert "SYNTHETIC" not in run_prompt(measured, is_open=False).plain
+
+
+def test_a_narrow_run_list_keeps_each_run_on_its_rows_and_the_implementation_in_view() -> None:
+    run = Run(key="k", path="/x", kind="neurontui-run", status="failed", implementation="compiled",
+              session="trn1-rmsnorm-synthetic-long-session", reason="child exited with code 1 after a long compile",
+              synthetic=True)
+    lines = run_prompt(run, is_open=True, width=24).plain.splitlines()
+    assert len(lines) == 3 and all(len(line) <= 24 for line in lines)
+    assert lines[0].startswith("✗ …") and lines[0].endswith("/compiled ◀")
+    wide = run_prompt(run, is_open=True).plain.splitlines()
+    assert wide[0] == "✗ trn1-rmsnorm-synthetic-long-session/compiled  ◀ open" and "after a long compile" in wide[2]
+
+
+async def test_the_run_list_fits_its_prompts_to_a_narrow_terminal(tmp_path: Path) -> None:
+    for name in ("a-rather-long-trace-name-from-a-training-job.json.gz", "b.json.gz"):
+        shutil.copy(SMALL, tmp_path / name)
+    app = NeuronTUI(out_dir=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: len(listed(app)) == 2)
+        await pilot.pause()
+        panel = app.explorer.query_one(RunList)
+        rows = [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
+        assert all(len(line) < panel.size.width for row in rows for line in row.splitlines())
+        assert any(row.startswith("● …") and ".json.gz" in row for row in rows)

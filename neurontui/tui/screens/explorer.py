@@ -76,7 +76,7 @@ class ExplorerScreen(Screen):
     ExplorerScreen DetailPane { height: 30%; min-height: 5; max-height: 16; border-top: solid $primary-darken-2; padding: 0 1; }
     ExplorerScreen SearchBar { dock: bottom; margin-bottom: 1; display: none; }
     ExplorerScreen SearchBar.-open { display: block; }
-    ExplorerScreen RunList { dock: left; width: 42; display: none; border: round $primary-darken-2; }
+    ExplorerScreen RunList { dock: left; width: 33%; min-width: 30; max-width: 42; display: none; border: round $primary-darken-2; }
     """
 
     def __init__(self, palette_kind: str = "rich") -> None:

@@ -32,24 +32,40 @@ def run_label(run: Run) -> str:
     return run.key
 
 
-def run_prompt(run: Run, is_open: bool) -> Text:
-    """Glyph and name; SYNTHETIC on its own line when so; then kind, backend, status, reason and time, dimmed."""
+def fit_label(label: str, width: int | None) -> str:
+    """The label cut from the left when it is too wide: the implementation at its end is what tells runs apart."""
+    if width is None or len(label) <= width:
+        return label
+    return "…" + label[len(label) - max(width - 1, 1):]
+
+
+def run_prompt(run: Run, is_open: bool, width: int | None = None) -> Text:
+    """Glyph and name; SYNTHETIC on its own line when so; then kind, backend, status, reason and time, dimmed.
+
+    With a width, each line stays on one row (the name cut from the left, the rest with an ellipsis),
+    so a narrow panel never wraps a run over many rows.
+    """
     glyph, colour = GLYPHS.get(run.status, ("?", ""))
-    text = Text()
-    text.append(f"{glyph} ", style=colour)
-    text.append(run_label(run), style="bold" if is_open else "")
+    label = run_label(run)
+    marker = "  ◀ open" if width is None or len(label) + 10 <= width else " ◀"
+    name = Text(f"{glyph} ", style=colour)
+    name.append(fit_label(label, None if width is None else width - 2 - (len(marker) if is_open else 0)),
+                style="bold" if is_open else "")
     if is_open:
-        text.append("  ◀ open", style="italic")
+        name.append(marker, style="italic")
+    lines = [name]
     if run.synthetic:
-        text.append("\n  SYNTHETIC", style="bold yellow")
-        text.append(" · generated, not measured", style="dim")
+        lines.append(Text.assemble(("  SYNTHETIC", "bold yellow"), (" · generated, not measured", "dim")))
     kind = "" if run.kind == "neurontui-run" else run.kind  # a capture of ours is the usual case
     details = [kind, run.backend, STATUS_WORDS.get(run.status, run.status)]
     if run.reason and run.status != "complete":
         details.append(run.reason)
     details.append(time.strftime("%H:%M:%S", time.localtime(run.mtime_ns / 1e9)) if run.mtime_ns else "")
-    text.append("\n  " + " · ".join(d for d in details if d), style="dim")
-    return text
+    lines.append(Text("  " + " · ".join(d for d in details if d), style="dim"))
+    if width is not None:
+        for line in lines:
+            line.truncate(width, overflow="ellipsis")
+    return Text("\n").join(lines)
 
 
 class RunList(OptionList):
@@ -70,6 +86,7 @@ class RunList(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.runs: dict[str, Run] = {}
+        self.open_key: str | None = None
         self.border_title = "Runs"
 
     def show_runs(self, runs: Sequence[Run], open_key: str | None, follow: bool, root: str) -> None:
@@ -77,7 +94,8 @@ class RunList(OptionList):
         current = self.highlighted_option
         keep = current.id if current is not None else None
         self.runs = {run.key: run for run in runs}
-        self.set_options([Option(run_prompt(run, run.key == open_key), id=run.key) for run in runs])
+        self.open_key = open_key
+        self._set_prompts()
         if keep in self.runs:
             self.highlighted = self.get_option_index(keep)
         elif runs:
@@ -85,6 +103,19 @@ class RunList(OptionList):
         self.border_title = f"Runs · {len(runs)}"
         self.border_subtitle = "follow ●" if follow else "F: follow"
         self.tooltip = root
+
+    def on_resize(self) -> None:
+        """Prompts are fitted to the width: fit them again, keeping the highlight."""
+        if self.runs:
+            highlighted = self.highlighted
+            self._set_prompts()
+            self.highlighted = highlighted
+
+    def _set_prompts(self) -> None:
+        width = self.scrollable_content_region.width - 1  # OptionList pads each prompt by one cell
+        fitted = width if width > 8 else None  # not laid out yet: on_resize fits them once it is
+        self.set_options([Option(run_prompt(run, run.key == self.open_key, fitted), id=run.key)
+                          for run in self.runs.values()])
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
