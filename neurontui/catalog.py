@@ -181,7 +181,9 @@ class Catalog:
         files = {e.name: e for e in entries if _is_file(e)}
         dirs = [e for e in entries if _is_dir(e)]
         if MANIFEST_FILE in files or session:
-            out.append(_Candidate(directory, discover.RUN, _signature(directory, files), session))
+            # Named by where it lives now, as the explorer names it: copies get renamed.
+            where = session or os.path.basename(os.path.dirname(os.path.abspath(directory)))
+            out.append(_Candidate(directory, discover.RUN, _signature(directory, files), where))
             return
         kind = _directory_kind(directory, files) if depth > 0 else None
         if kind is not None:
@@ -278,7 +280,6 @@ def _judge_neurontui(base: Run) -> Run:
         base,
         implementation=str(manifest.get("implementation") or manifest.get("name") or ""),
         backend=str(manifest.get("backend") or ""),
-        session=base.session or str(manifest.get("session") or ""),  # where it lives now: copies get renamed
         synthetic=bool(manifest.get("synthetic")),
     )
     if status not in MANIFEST_STATUSES:

@@ -110,6 +110,8 @@ def test_a_renamed_copy_of_a_session_groups_its_runs_under_the_new_name(tmp_path
     [run] = update.runs
     [only] = update.sessions
     assert run.session == "renamed" and only.runs == (run,)
+    [watched_itself] = Catalog(session / "naive").refresh().runs  # the app opened on the run directory
+    assert watched_itself.session == "renamed"
 
 
 def test_manifest_arrival_turns_an_in_progress_run_complete(tmp_path: Path) -> None:
