@@ -199,3 +199,17 @@ async def test_a_wrong_result_is_flagged_in_red_on_its_progress_panel():
         assert title.plain == "wrong  complete  WRONG RESULT"
         assert any(title.plain[s.start:s.end].strip() == "WRONG RESULT" and "red" in str(s.style) for s in title.spans)
         assert list(panel.query_one(Log).lines)[-1].startswith("WRONG RESULT")
+
+
+async def test_ticked_and_unticked_read_apart_without_colour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = NeuronTUI(out_dir=str(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_capture(app, pilot)
+
+        def mark(name: str) -> str:
+            return str(screen.query_one(f"#impl-{name}", Checkbox).render())[:3]
+
+        assert (mark("naive"), mark("kernel")) == ("▐X▌", "▐ ▌")
+        await untick(app, pilot, "naive")
+        assert mark("naive") == "▐ ▌"

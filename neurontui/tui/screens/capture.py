@@ -26,6 +26,7 @@ from neurontui.capture.spec import DTYPES
 from neurontui.errors import UserError
 from neurontui.tui.widgets.capture_form import BACKEND_CHOICES, DEFAULT_IMPLS, DEFAULTS, CaptureRequest, read_form
 from neurontui.tui.widgets.capture_progress import RunProgress
+from neurontui.tui.widgets.tickbox import TickBox
 
 if TYPE_CHECKING:
     from neurontui.tui.app import NeuronTUI
@@ -207,7 +208,7 @@ class CaptureScreen(Screen):
                 checkbox.disabled = bool(impl.reason)
                 checkbox.value = checkbox.value and not impl.reason
             else:
-                new.append(Checkbox(label, value=impl.name in DEFAULT_IMPLS and not impl.reason, compact=True,
+                new.append(TickBox(label, value=impl.name in DEFAULT_IMPLS and not impl.reason, compact=True,
                                     disabled=bool(impl.reason), id=f"impl-{impl.name}"))
         box.mount_all(new)
         first = next((checkbox for checkbox in new if not checkbox.disabled), None)
