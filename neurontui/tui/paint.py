@@ -51,6 +51,11 @@ class PaintIndex:
     exec_busy: tuple[np.ndarray, np.ndarray] = (intervals.EMPTY, intervals.EMPTY)
     gap_memo: tuple[tuple[int, int, int], np.ndarray] | None = None
 
+    @property
+    def device_work(self) -> bool:
+        """Whether anything ran on the execution lane; without it there are no device gaps to speak of."""
+        return bool(len(self.exec_busy[0]))
+
     @classmethod
     def build(cls, trace: Trace, gaps: list[Gap]) -> PaintIndex:
         ev = trace.events

@@ -70,7 +70,7 @@ class GapsScreen(Screen):
         self.shown_for = trace
         self.gaps = sorted(state.index.gaps, key=lambda g: (-g.duration, g.start))
         table.clear()
-        if not len(state.index.exec_busy[0]):
+        if not state.index.device_work:
             header.update(f"Nothing to list: {NO_DEVICE_WORK}.")
             return
         totals = gap_totals(self.gaps)

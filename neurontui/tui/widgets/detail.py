@@ -27,7 +27,7 @@ def describe(state: ExplorerState | None) -> Text:
         return _event(state)
     text = Text()
     text.append(f"{len(state.trace.events):,} events", style="bold")
-    if len(state.index.exec_busy[0]):
+    if state.index.device_work:
         text.append(f" · {len(state.interior_gaps):,} gaps on the {state.index.execution_lane.label} lane")
     else:
         text.append(f" · {NO_DEVICE_WORK}")

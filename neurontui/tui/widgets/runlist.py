@@ -47,9 +47,9 @@ def run_prompt(run: Run, is_open: bool, width: int | None = None) -> Text:
     """
     glyph, colour = GLYPHS.get(run.status, ("?", ""))
     label = run_label(run)
-    marker = "  ◀ open" if width is None or len(label) + 10 <= width else " ◀"
     name = Text(f"{glyph} ", style=colour)
-    name.append(fit_label(label, None if width is None else width - 2 - (len(marker) if is_open else 0)),
+    marker = "  ◀ open" if width is None or len(name) + len(label) + len("  ◀ open") <= width else " ◀"
+    name.append(fit_label(label, None if width is None else width - len(name) - (len(marker) if is_open else 0)),
                 style="bold" if is_open else "")
     if is_open:
         name.append(marker, style="italic")
