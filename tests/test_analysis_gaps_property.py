@@ -95,6 +95,8 @@ def brute(trace, floor: int) -> tuple[list[tuple], list[int]]:
     gaps, busy_steps = [], []
     for step, (a, z) in enumerate(trace.step_windows().tolist()):
         busy_steps.append(int(g_busy[a:z].sum()))
+        if not execs.any():
+            continue  # nothing ran on the device anywhere: idle time is not defined, so no gaps
         pieces = runs(g_busy, a, z, True)
         for s, e in runs(g_busy, a, z, False):
             if e - s < floor:
@@ -145,3 +147,13 @@ def test_gaps_match_brute_force(trace, floor):
     assert all(v >= 0 for v in totals["by_cause_ns"].values())
     assert min(totals["total_ns"], totals["leading_ns"], totals["trailing_ns"], totals["largest_ns"]) >= 0
     assert set(totals["by_cause_ns"]) == set(CAUSES)
+
+
+def test_a_trace_with_nothing_on_the_device_has_no_gaps_only_zero_busy_steps():
+    b = TraceBuilder(path="host-only", source="test")
+    thread = b.track(Lane.FRAMEWORK, "fw:0", "thread 0")
+    b.add_events(np.array([0, 50]), np.array([40, 90]), thread, b.names.intern("aten::mul"), b.category("cpu_op"))
+    b.add_step(0, 60)
+    b.add_step(60, 100)
+    report = analyse_gaps(b.build())
+    assert report.gaps == [] and report.busy_ns.tolist() == [0, 0]
