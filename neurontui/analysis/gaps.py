@@ -127,9 +127,11 @@ def analyse_gaps(
     windows = trace.step_windows()
     us, ue = trace.busy_union(lane, track_ids)
     busy = np.array([intervals.total(*intervals.clip(us, ue, a, b)) for a, b in windows.tolist()], dtype=np.int64)
-    gs, ge, step, kind = _holes(us, ue, windows, settings.noise_floor_ns)
     report = GapReport(lane, windows, bool(len(trace.steps)), settings, busy)
-    if not len(gs) or not len(us):  # nothing ran there at all (a host-only trace): no idle time to explain
+    if not len(us):  # nothing ran there at all (a host-only trace): no idle time to explain
+        return report
+    gs, ge, step, kind = _holes(us, ue, windows, settings.noise_floor_ns)
+    if not len(gs):
         return report
     submit = _next_submit(trace, lane, track_ids, ge)
     sync_s, sync_e = _sync_union(trace)

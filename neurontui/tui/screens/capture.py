@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 from neurontui.capture.launcher import MANIFEST_FILE, CaptureSession, ImplementationError, ProgressEvent, plan_capture
-from neurontui.capture.probe import ProbeResult, probe
+from neurontui.capture.probe import ImplInfo, ProbeResult, probe
 from neurontui.capture.spec import DTYPES
 from neurontui.errors import UserError
 from neurontui.tui.widgets.capture_form import BACKEND_CHOICES, DEFAULT_IMPLS, DEFAULTS, CaptureRequest, read_form
@@ -43,12 +43,22 @@ PLACEHOLDERS = {"function": "module:function or path/to/file.py:function (option
 class Availability(Message):
     """What runs here: a reason per backend ("" = usable) and the built-ins on `backend`, or why none."""
 
-    def __init__(self, backend: str, checked: ProbeResult | None, error: str = "") -> None:
+    def __init__(self, backend: str, checked: ProbeResult | None, failure: str = "") -> None:
         super().__init__()
-        self.backend, self.checked = backend, checked
-        self.reasons = checked.reasons if checked is not None else {}
-        self.impls = checked.builtins if checked is not None else ()
-        self.error = checked.error if checked is not None else error
+        self.backend, self.checked, self.failure = backend, checked, failure
+
+    @property
+    def reasons(self) -> dict[str, str]:
+        return self.checked.reasons if self.checked is not None else {}
+
+    @property
+    def impls(self) -> tuple[ImplInfo, ...]:
+        return self.checked.builtins if self.checked is not None else ()
+
+    @property
+    def error(self) -> str:
+        """Why nothing can run: the probe child's sentence, or why the probe itself failed."""
+        return self.checked.error if self.checked is not None else self.failure
 
 
 class CaptureRejected(Message):
