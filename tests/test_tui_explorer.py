@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from textual import events
 from textual.screen import Screen
 
 from neurontui.analysis.gaps import NO_DEVICE_WORK
@@ -12,6 +13,7 @@ from neurontui.model.lanes import Lane
 from neurontui.tui import viewport as vp
 from neurontui.tui.app import NeuronTUI
 from neurontui.tui.screens.help import HelpScreen
+from neurontui.tui.widgets.search import SearchBar
 from neurontui.tui.widgets.timeline import Timeline
 from tui_helpers import DATA, timeline_text, wait_loaded
 
@@ -137,6 +139,25 @@ async def test_search_steps_through_matches_with_enter_and_shift_enter():
         assert app.focused is app.explorer.query_one(Timeline)
         await pilot.press("w")  # keys work on the timeline again once the search bar is closed
         assert state.view.span < vp.fit(state.window).span
+
+
+async def test_keys_typed_straight_after_slash_go_into_the_search_not_to_the_explorer():
+    """All keys queued before the app handles `/`, as when a fast typist's keys arrive in one SSH packet.
+
+    Before the fix the letters ran as commands: "c" of "Memcpy" opened the capture screen, "q" would quit.
+    """
+    app = NeuronTUI(SAMPLED)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(app, pilot)
+        state = app.explorer.state
+        span = state.view.span
+        for key, character in [("slash", "/"), *((c, c) for c in "Memcpy/"), ("escape", None), ("w", "w")]:
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        assert app.screen is app.explorer
+        assert app.explorer.query_one(SearchBar).value == "Memcpy/"  # a second "/" is a character to search for
+        assert app.focused is app.explorer.query_one(Timeline)  # escape handed focus back before "w" arrived
+        assert state.view.span == span // 2
 
 
 async def test_follow_links_downstream_and_back_upstream():

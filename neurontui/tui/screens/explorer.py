@@ -56,7 +56,8 @@ class ExplorerScreen(Screen):
         Binding("g", "largest_gap", "Largest gap", id="explorer.gap-largest"),
         Binding("f", "focus_selected", "Zoom to selection", show=False, id="explorer.focus"),
         Binding("0", "fit", "Fit all", id="explorer.fit"),
-        Binding("slash", "search", "Search", id="explorer.search"),
+        # priority: runs as the key arrives, so the keys typed next reach the bar (see SearchBar)
+        Binding("slash", "search", "Search", priority=True, id="explorer.search"),
         Binding("right_square_bracket", "follow(1)", "Follow link downstream", show=False, id="explorer.follow-down"),
         Binding("left_square_bracket", "follow(-1)", "Follow link upstream", show=False, id="explorer.follow-up"),
         Binding("m", "mark", "Mark range", show=False, id="explorer.mark"),
@@ -74,8 +75,7 @@ class ExplorerScreen(Screen):
     ExplorerScreen #empty { height: 1fr; content-align: center middle; color: $text-muted; }
     ExplorerScreen Timeline { height: 1fr; }
     ExplorerScreen DetailPane { height: 30%; min-height: 5; max-height: 16; border-top: solid $primary-darken-2; padding: 0 1; }
-    ExplorerScreen SearchBar { dock: bottom; margin-bottom: 1; display: none; }
-    ExplorerScreen SearchBar.-open { display: block; }
+    ExplorerScreen SearchBar { dock: bottom; margin-bottom: 1; }
     ExplorerScreen RunList { dock: left; width: 33%; min-width: 30; max-width: 42; display: none; border: round $primary-darken-2; }
     """
 
@@ -231,20 +231,19 @@ class ExplorerScreen(Screen):
         pane = self.query_one(DetailPane)
         pane.scroll_to(y=pane.scroll_offset.y + direction * max(1, pane.scrollable_content_region.height - 1), animate=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In the search bar, `/` is a character to search for (Python events name files), not "open search"."""
+        if action == "search":
+            return not self.query_one(SearchBar).has_focus
+        return True
+
     def action_search(self) -> None:
-        bar = self.query_one(SearchBar)
-        bar.add_class("-open")
-        bar.focus()
+        self.query_one(SearchBar).open()
 
     def on_search_bar_step(self, event: SearchBar.Step) -> None:
         if self.state:
             found = self.state.search_step(event.query, event.step)
             self._act(found, f"no event name contains {event.query!r}")
-
-    def on_search_bar_closed(self, _: SearchBar.Closed) -> None:
-        bar = self.query_one(SearchBar)
-        bar.remove_class("-open")
-        self.query_one(Timeline).focus()
 
     # ---- drawing -------------------------------------------------------------------------
     def _show_panels(self, has_trace: bool) -> None:
