@@ -1,4 +1,4 @@
-"""`neurontui capture`: argument errors exit 2 with one line before any child starts; JSON progress; exit 1 on failure."""
+"""`neurontui capture`: argument errors exit 2 with one line before any child starts; JSON progress; exit 1 on a failed run or a wrong result."""
 
 from __future__ import annotations
 
@@ -58,3 +58,15 @@ def test_json_progress_and_exit_1_when_a_run_fails(tmp_path: Path, capsys: pytes
     assert finished == summary["statuses"]
     assert {e["phase"] for e in lines[:-1] if e["impl"] == "naive"} >= {"starting", "warmup", "active", "done"}
     assert (Path(summary["session"]) / "naive" / "trace.json").exists()
+
+
+def test_a_wrong_result_fails_the_command_though_its_run_completes(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    impl_file = tmp_path / "off_by_one.py"
+    impl_file.write_text("import torch\n\ndef fn(x, weight, eps):\n    return torch.rms_norm(x, x.shape[-1:], weight, eps) + 1\n")
+    argv = ["--impl", f"{impl_file}:fn", "--shape", "4x64", "--wait", "0", "--warmup", "1", "--active", "2",
+            "--json", "--out", str(tmp_path / "runs")]
+    assert run_capture(argv) == 1
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["statuses"] == {f"{impl_file}:fn": "complete"}  # profiled all the same
+    assert summary["wrong_results"] == [f"{impl_file}:fn"]

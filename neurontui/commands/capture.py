@@ -59,11 +59,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             _show_progress(session)
     statuses = session.statuses
+    manifests = _manifests(session)
+    wrong = [manifest["implementation"] for manifest in manifests if manifest["correct"] is False]
     if args.json:
-        print(json.dumps({"session": str(session.path), "statuses": statuses}), flush=True)
+        print(json.dumps({"session": str(session.path), "statuses": statuses, "wrong_results": wrong}), flush=True)
     else:
-        _print_summary(session)
-    return 0 if all(status == "complete" for status in statuses.values()) else 1
+        _print_summary(manifests, session.path)
+    # A wrong answer fails the command too: scripts gate on the exit code, and its profile times the wrong thing.
+    return 0 if all(status == "complete" for status in statuses.values()) and not wrong else 1
 
 
 def _show_progress(session: Any) -> None:
@@ -94,12 +97,16 @@ def _final_text(event: Any) -> str:
     return f"[red]{event.status}[/]: {event.message}"
 
 
-def _print_summary(session: Any) -> None:
+def _manifests(session: Any) -> list[dict[str, Any]]:
+    """Each run's final manifest, in the order implementations were given."""
     from neurontui.capture.launcher import MANIFEST_FILE
 
-    print(f"session {session.path}")
-    for name in session.plan.names:
-        manifest = json.loads((session.path / name / MANIFEST_FILE).read_text(encoding="utf-8"))
+    return [json.loads((session.path / name / MANIFEST_FILE).read_text(encoding="utf-8")) for name in session.plan.names]
+
+
+def _print_summary(manifests: list[dict[str, Any]], session_path: Path) -> None:
+    print(f"session {session_path}")
+    for manifest in manifests:
         flag = "  WRONG RESULT" if manifest["correct"] is False else ""
         error = f"  {manifest['error']}" if manifest["error"] else ""
         print(f"  {manifest['implementation']:<20} {manifest['status']:<10}{flag}{error}")
