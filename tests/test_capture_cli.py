@@ -1,4 +1,4 @@
-"""`neurontui capture`: argument errors exit 2 with one line before any child starts; JSON progress; exit 1 on a failed run or a wrong result."""
+"""`neurontui capture`: argument errors exit 2 with one line before any child starts; JSON progress; exit 1 on a failed run; wrong results flagged."""
 
 from __future__ import annotations
 
@@ -60,13 +60,12 @@ def test_json_progress_and_exit_1_when_a_run_fails(tmp_path: Path, capsys: pytes
     assert (Path(summary["session"]) / "naive" / "trace.json").exists()
 
 
-def test_a_wrong_result_fails_the_command_though_its_run_completes(tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_wrong_result_is_flagged_in_the_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     impl_file = tmp_path / "off_by_one.py"
     impl_file.write_text("import torch\n\ndef fn(x, weight, eps):\n    return torch.rms_norm(x, x.shape[-1:], weight, eps) + 1\n")
     argv = ["--impl", f"{impl_file}:fn", "--shape", "4x64", "--wait", "0", "--warmup", "1", "--active", "2",
             "--json", "--out", str(tmp_path / "runs")]
-    assert run_capture(argv) == 1
+    assert run_capture(argv) == 0  # the run completed: a wrong result is flagged, not failed
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert summary["statuses"] == {f"{impl_file}:fn": "complete"}  # profiled all the same
+    assert summary["statuses"] == {f"{impl_file}:fn": "complete"}
     assert summary["wrong_results"] == [f"{impl_file}:fn"]

