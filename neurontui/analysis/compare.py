@@ -55,16 +55,10 @@ class RunFigures:
     edge_idle_ns_per_step: float  # leading + trailing holes, reported apart
     correct: bool | None
     max_abs_error: float | None
-    measured_over: str  # the lane and windows the figures were measured over
-    thresholds: str  # the gap settings they were measured with
+    measured_over: str  # the lane and windows the figures were measured over (the thresholds are the Comparison's)
     summary_metrics: list[dict[str, Any]] = field(default_factory=list)  # Neuron export Summary rows (MFU, HFU, MBU)
     speedup: float | None = None  # baseline device busy per step / this run's
     synthetic: bool = False  # generated sample data, not a measurement
-
-    @property
-    def window(self) -> str:
-        """The window, lane and thresholds in one line."""
-        return f"{self.measured_over}; {self.thresholds}"
 
 
 @dataclass(frozen=True)
@@ -81,13 +75,17 @@ class Comparison:
         names = [r.name for r in self.runs if r.synthetic]
         return f"SYNTHETIC (not measured on hardware): {', '.join(names)}" if names else ""
 
+    def window(self, run: RunFigures) -> str:
+        """The window, lane and thresholds of one run's figures in one line."""
+        return f"{run.measured_over}; {self.settings.describe()}"
+
     def to_json(self) -> dict[str, Any]:
         """The script contract: baseline name, thresholds and one object per run."""
         return {
             "baseline": self.baseline,
             "thresholds": self.settings.describe(),
             "noise_floor_ns": self.settings.noise_floor_ns,
-            "runs": [_run_json(r) for r in self.runs],
+            "runs": [{**_run_json(r), "window": self.window(r)} for r in self.runs],
         }
 
 
@@ -154,7 +152,6 @@ def run_figures(run: RunInput, settings: GapSettings) -> RunFigures:
         correct=correct if isinstance(correct, bool) else None,
         max_abs_error=_number(correctness.get("max_abs_error")),
         measured_over=measured_over,
-        thresholds=settings.describe(),
         summary_metrics=_summary_rows(trace.meta.get("summary_metrics")),
         synthetic=bool(trace.meta.get("synthetic")),  # discover puts the manifest's marker there
     )
@@ -230,6 +227,5 @@ def _run_json(r: RunFigures) -> dict[str, Any]:
         "speedup": r.speedup,
         "correct": r.correct,
         "max_abs_error": r.max_abs_error,
-        "window": r.window,
         "summary_metrics": r.summary_metrics,
     }

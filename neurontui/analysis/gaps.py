@@ -90,10 +90,6 @@ class GapReport:
     busy_ns: np.ndarray  # (k,) busy union of the lane inside each window
     gaps: list[Gap] = field(default_factory=list)
 
-    def describe(self) -> str:
-        """The window and thresholds in one line, to print beside every figure."""
-        return _describe(self.lane, self.windows, self.stepped, self.settings)
-
     def measured_over(self) -> str:
         """The lane and windows alone, for tables that print the thresholds once."""
         return _measured_over(self.lane, self.windows, self.stepped)

@@ -137,7 +137,7 @@ class CompareScreen(Screen):
             table.add_row(*(Text(c.text(run)) for c in COLUMNS), key=run.name)  # Text: names are not markup
         table.cursor_coordinate = cursor
         order = "descending" if self.reverse else "ascending"
-        first = comparison.runs[0].window if comparison.runs else ""
+        first = comparison.window(comparison.runs[0]) if comparison.runs else ""
         note = f"{comparison.synthetic_note}\n" if comparison.synthetic_note else ""
         self.query_one("#compare-header", Static).update(
             f"{note}{self.session} — baseline {comparison.baseline}; speedup = baseline device busy per step / run's; "
